@@ -1,0 +1,3 @@
+module github.com/neardup/neardup
+
+go 1.26.8
