@@ -1,0 +1,192 @@
+package hamming
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"slices"
+)
+
+// The index snapshot format, version 1, is frozen; all integers are little-endian:
+//
+//	magic        8 bytes  "NDHAMIDX"
+//	version      uint32   1
+//	blocks       uint32   IndexOptions.Blocks as resolved (never 0)
+//	maxDistance  uint32   IndexOptions.MaxDistance as resolved (never 0)
+//	count        uint64   number of records, at most 2^32-1
+//	count times: id uint64, fingerprint uint64, in strictly increasing id order
+//	checksum     uint32   CRC-32C (Castagnoli) of every byte before it
+//
+// The tables are not stored: ReadIndex rebuilds them from the records, which is much
+// faster than recomputing the fingerprints, and lets the in-memory layout change without
+// a new version.
+const (
+	snapshotMagic   = "NDHAMIDX"
+	snapshotVersion = 1
+	snapshotHeader  = 8 + 4 + 4 + 4 + 8
+	snapshotRecord  = 16
+	// snapshotChunk is the records read or written per I/O call (64 KiB).
+	snapshotChunk = 4096
+)
+
+// castagnoli is the CRC-32C table; it is never written after initialization.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteTo writes a snapshot of the index to w (see the format above) and returns the
+// bytes written; Index implements io.WriterTo. It streams in 64 KiB writes, holding the
+// read lock throughout, so Add and Remove wait for it while queries go on. It sorts the
+// ids, using 8 bytes per fingerprint of temporary memory and O(n log n) time. A zero
+// Index writes an empty snapshot of the default design. Publishing the snapshot
+// atomically (write a temporary file, sync, rename) is the caller's job.
+func (x *Index) WriteTo(w io.Writer) (int64, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	c := &x.c
+	blocks, k := 4, 3
+	if c.d != nil {
+		blocks, k = c.d.blocks, c.d.k
+	}
+	ids := make([]uint64, 0, c.n)
+	for _, s := range c.idTab {
+		if s != 0 {
+			ids = append(ids, c.ids[s-1])
+		}
+	}
+	slices.Sort(ids)
+
+	sw := snapshotWriter{w: w, buf: make([]byte, 0, snapshotChunk*snapshotRecord)}
+	sw.buf = append(sw.buf, snapshotMagic...)
+	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, snapshotVersion)
+	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(blocks))
+	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(k))
+	sw.buf = binary.LittleEndian.AppendUint64(sw.buf, uint64(len(ids)))
+	for _, id := range ids {
+		if len(sw.buf)+snapshotRecord > cap(sw.buf) {
+			if err := sw.flush(); err != nil {
+				return sw.n, err
+			}
+		}
+		slot, _ := c.lookup(id)
+		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, id)
+		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, c.fps[slot])
+	}
+	if err := sw.flush(); err != nil {
+		return sw.n, err
+	}
+	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, sw.crc)
+	err := sw.flush()
+	return sw.n, err
+}
+
+// snapshotWriter buffers writes and checksums what it writes.
+type snapshotWriter struct {
+	w   io.Writer
+	buf []byte
+	crc uint32
+	n   int64
+}
+
+func (sw *snapshotWriter) flush() error {
+	sw.crc = crc32.Update(sw.crc, castagnoli, sw.buf)
+	n, err := sw.w.Write(sw.buf)
+	sw.n += int64(n)
+	sw.buf = sw.buf[:0]
+	if err != nil {
+		return fmt.Errorf("hamming: writing index snapshot: %w", err)
+	}
+	return nil
+}
+
+// ReadIndex reads a snapshot written by WriteTo and rebuilds the index. It reads exactly
+// the snapshot's bytes from r, in 64 KiB reads, so r needs no buffering and may go on
+// with other data. A malformed snapshot gives an error wrapping ErrSnapshot: bad magic,
+// an unknown version, an impossible design (also wrapping ErrDesign), a count above
+// 2^32-1, ids out of order or repeated, truncation or a checksum mismatch; an error from r
+// other than EOF is returned wrapped as it is. Memory grows with the records actually read,
+// never from the count alone. It costs about the same as adding every record, less the
+// incremental growth.
+func ReadIndex(r io.Reader) (*Index, error) {
+	var hdr [snapshotHeader]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, readError(err, "header")
+	}
+	crc := crc32.Update(0, castagnoli, hdr[:])
+	if string(hdr[:8]) != snapshotMagic {
+		return nil, fmt.Errorf("%w: magic %q is not %q: not an index snapshot", ErrSnapshot, hdr[:8], snapshotMagic)
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != snapshotVersion {
+		return nil, fmt.Errorf("%w: version %d is unknown; this package reads version %d", ErrSnapshot, v, snapshotVersion)
+	}
+	blocks := binary.LittleEndian.Uint32(hdr[12:])
+	k := binary.LittleEndian.Uint32(hdr[16:])
+	count := binary.LittleEndian.Uint64(hdr[20:])
+	if blocks > Bits || k > Bits {
+		// Checked here so that the int conversions below cannot overflow.
+		return nil, fmt.Errorf("%w: %w: %d blocks with distance %d", ErrSnapshot, ErrDesign, blocks, k)
+	}
+	// Validate the design now but build it (permutations, tables) only once the records
+	// have passed their checksum, so a short corrupt input allocates little.
+	if err := checkIndexDesign(int(blocks), int(k)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	if count > maxSlots {
+		return nil, fmt.Errorf("%w: count %d is above the %d fingerprints an index holds", ErrSnapshot, count, uint64(maxSlots))
+	}
+
+	n := int(count)
+	first := min(n, snapshotChunk)
+	fps, ids := makeUint64s(first), makeUint64s(first)
+	buf := make([]byte, first*snapshotRecord)
+	for len(ids) < n {
+		m := min(n-len(ids), snapshotChunk)
+		chunk := buf[:m*snapshotRecord]
+		if got, err := io.ReadFull(r, chunk); err != nil {
+			return nil, readError(err, fmt.Sprintf("record %d of %d", len(ids)+got/snapshotRecord+1, n))
+		}
+		crc = crc32.Update(crc, castagnoli, chunk)
+		if len(ids)+m > cap(ids) {
+			// Double, but never past the count: the final capacity is exact for an honest
+			// snapshot, and memory only ever follows the records read.
+			size := min(n, max(2*cap(ids), len(ids)+m))
+			fps, ids = growTo(fps, size), growTo(ids, size)
+		}
+		for i := 0; i < len(chunk); i += snapshotRecord {
+			id := binary.LittleEndian.Uint64(chunk[i:])
+			fp := binary.LittleEndian.Uint64(chunk[i+8:])
+			if j := len(ids); j > 0 && id <= ids[j-1] {
+				what := "out of order"
+				if id == ids[j-1] {
+					what = "repeated"
+				}
+				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, j+1, what)
+			}
+			ids = append(ids, id)
+			fps = append(fps, fp)
+		}
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return nil, readError(err, "checksum")
+	}
+	if got := binary.LittleEndian.Uint32(tail[:]); got != crc {
+		return nil, fmt.Errorf("%w: checksum %#08x does not match the content's %#08x: the snapshot is corrupt", ErrSnapshot, got, crc)
+	}
+	x := &Index{}
+	if err := x.c.init(int(blocks), int(k)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err) // unreachable: checked above
+	}
+	x.c.fps, x.c.ids = fps, ids
+	x.c.build()
+	return x, nil
+}
+
+// readError classifies an error from reading part of a snapshot: running out of input is
+// a truncated snapshot, anything else an I/O error passed on.
+func readError(err error, part string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: truncated in the %s", ErrSnapshot, part)
+	}
+	return fmt.Errorf("hamming: reading index snapshot %s: %w", part, err)
+}
