@@ -1,5 +1,7 @@
 package hamming
 
+import "math"
+
 // design is a (blocks, k) table design with its permutations and block masks.
 type design struct {
 	blocks, k int
@@ -44,10 +46,15 @@ func (d *design) owner(x uint64) uint64 {
 }
 
 // tables returns the number of tables of a (blocks, k) design: blocks choose k.
+// It saturates at math.MaxInt32 for designs far beyond MaxTables.
 func tables(blocks, k int) int {
+	k = min(k, blocks-k)
 	n := 1
 	for i := range k {
 		n = n * (blocks - i) / (i + 1)
+		if n > math.MaxInt32 {
+			return math.MaxInt32
+		}
 	}
 	return n
 }

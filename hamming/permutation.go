@@ -8,6 +8,10 @@ import (
 // Bits is the width of a fingerprint.
 const Bits = 64
 
+// MaxTables bounds the number of tables (blocks choose k) of a design, so that a mistyped
+// design is an error rather than gigabytes of permutations. (64, 3) has 41,664 tables.
+const MaxTables = 1 << 16
+
 // Permutation is one of the bit permutations of Manku et al.'s table scheme, bit-identical
 // to simhash-cpp's Permutation: the 64 bits are cut into m blocks, m-k of them are moved to
 // the top (in ascending block order) and the other k follow (also ascending). Two
@@ -52,6 +56,8 @@ func checkDesign(blocks, k int) error {
 		return fmt.Errorf("%w: %d blocks exceed the %d bits of a fingerprint; use at most %d", ErrDesign, blocks, Bits, Bits)
 	case blocks <= k:
 		return fmt.Errorf("%w: %d blocks must be more than the distance %d; use at least %d", ErrDesign, blocks, k, k+1)
+	case tables(blocks, k) > MaxTables:
+		return fmt.Errorf("%w: %d blocks at distance %d make %d tables, more than %d; use fewer blocks", ErrDesign, blocks, k, tables(blocks, k), MaxTables)
 	}
 	return nil
 }
@@ -81,7 +87,8 @@ func combinations(n, r int, fn func(idx []int)) {
 
 // Permutations returns the permutations of the (blocks, k) design in simhash-cpp's order:
 // one for every combination of blocks-k blocks, combinations in lexicographic order. It
-// returns an error wrapping ErrDesign when k < 0, blocks > 64 or blocks <= k.
+// returns an error wrapping ErrDesign when k < 0, blocks > 64, blocks <= k or the design
+// has more than MaxTables tables.
 func Permutations(blocks, k int) ([]Permutation, error) {
 	if err := checkDesign(blocks, k); err != nil {
 		return nil, err
