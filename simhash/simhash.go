@@ -204,21 +204,23 @@ func foldLanes(ones *[64]uint64, s *[8]uint64, w uint64) {
 // counts returns how many hashes added so far have each bit set, and how many were added,
 // without changing c.
 func (c *counter) counts() (ones [64]uint64, n uint64) {
-	ones = c.ones
-	s := c.sixteens
-	foldLanes(&ones, &s, 16)
-	if c.p1|c.p2|c.p4|c.p8 != 0 {
-		for i := range ones {
-			ones[i] += c.p1>>i&1 + c.p2>>i&1*2 + c.p4>>i&1*4 + c.p8>>i&1*8
+	// Lane b of small[j] counts position 8b+j for the bit-sliced planes (at most 15) and the
+	// pending hashes (at most 15), so no lane overflows.
+	var small [8]uint64
+	for j := range small {
+		small[j] = c.p1>>j&lanes + c.p2>>j&lanes*2 + c.p4>>j&lanes*4 + c.p8>>j&lanes*8
+	}
+	for _, h := range c.pend[:c.npend] {
+		for j := range small {
+			small[j] += h >> j & lanes
 		}
 	}
-	if c.npend > 0 {
-		for _, h := range c.pend[:c.npend] {
-			for j := range s {
-				s[j] += h >> j & lanes
-			}
+	ones = c.ones
+	for j, v := range small {
+		x := c.sixteens[j]
+		for b := range 8 {
+			ones[8*b+j] += 16*(x>>(8*b)&0xff) + v>>(8*b)&0xff
 		}
-		foldLanes(&ones, &s, 1)
 	}
 	return ones, c.n + uint64(c.npend)
 }
