@@ -217,9 +217,8 @@ func (s *search) run(fps []uint64) []Pair {
 		for pb < width && n>>pb > partitionTarget {
 			pb++
 		}
-		// A table of one narrow block is grouped by the partition itself.
-		whole := s.d.blocks-s.d.k == 1 && width <= 16
-		if whole {
+		// Tables of one narrow block are grouped by the partition itself.
+		if s.d.blocks-s.d.k == 1 && width <= 16 {
 			pb = width
 		}
 		shift := Bits - bits.LeadingZeros64(m) - pb // the top pb bits of block c0
@@ -242,7 +241,7 @@ func (s *search) run(fps []uint64) []Pair {
 					for p := lo; p < min(lo+chunk, parts); p++ {
 						part := buf[offsets[p]:offsets[p+1]]
 						for _, t := range group {
-							g.table(part, t, whole)
+							g.table(part, t)
 						}
 					}
 				}
@@ -313,18 +312,16 @@ func partition(fps, dst []uint64, shift, pb, threads int) []int {
 // grouper finds, within one partition and one table, the fingerprints that agree on the
 // table's chosen blocks, and reports the pairs the table owns. One per goroutine.
 type grouper struct {
-	d       *design
-	seen    [1 << 10]uint64 // bitmap of hashed keys (65,536 bits)
-	dup     [1 << 10]uint64 // hashed keys seen twice
-	collide []uint64        // hashed keys seen twice, to clear dup
-	shared  []uint64        // fingerprints whose hashed key is shared
-	out     []Pair
+	d    *design
+	head []uint32 // hash slot -> 1 + index of the last fingerprint hashed there, 0 if none
+	next []uint32 // 1 + index of the previous fingerprint in the same slot, 0 if none
+	out  []Pair
 }
 
-// table reports the pairs within part that table t owns. Fingerprints whose key (the bits
-// of the chosen blocks) hashes to a slot of a bitmap that no other fingerprint of the
-// partition hits cannot pair in this table; the few others are compared.
-func (g *grouper) table(part []uint64, t int, whole bool) {
+// table reports the pairs within part that table t owns: a chained hash of each
+// fingerprint's key (the bits of the table's chosen blocks), sized to stay in the L1 cache,
+// pairs the fingerprints that share a key.
+func (g *grouper) table(part []uint64, t int) {
 	if len(part) < 2 {
 		return
 	}
@@ -333,48 +330,42 @@ func (g *grouper) table(part []uint64, t int, whole bool) {
 	for c := chosen; c != 0; c &= c - 1 {
 		key |= g.d.masks[bits.TrailingZeros64(c)]
 	}
-	if whole || len(part) <= 16 {
+	if len(part) <= 16 {
 		g.compareAll(part, key, chosen)
 		return
 	}
-	hb := min(16, bits.Len(uint(len(part)))+5) // bitmap bits: about 32 per fingerprint
+	hb := bits.Len(uint(len(part))) + 2 // 4 to 8 slots per fingerprint
 	hs := uint(Bits - hb)
-	const mul = 0x9E3779B97F4A7C15
-	seen, dup := &g.seen, &g.dup
-	g.collide = g.collide[:0]
-	for _, v := range part {
-		h := ((v & key) * mul) >> hs
-		w, b := h>>6, uint64(1)<<(h&63)
-		if seen[w]&b != 0 {
-			g.collide = append(g.collide, h)
-		}
-		seen[w] |= b
+	if len(g.head) < 1<<hb {
+		g.head = make([]uint32, 1<<hb)
 	}
-	if len(g.collide) > 0 {
-		for _, h := range g.collide {
-			dup[h>>6] |= 1 << (h & 63)
-		}
-		g.shared = g.shared[:0]
-		for _, v := range part {
-			h := ((v & key) * mul) >> hs
-			if dup[h>>6]&(1<<(h&63)) != 0 {
-				g.shared = append(g.shared, v)
+	if len(g.next) < len(part) {
+		g.next = make([]uint32, len(part))
+	}
+	head, next := g.head[:1<<hb], g.next[:len(part)]
+	const mul = 0x9E3779B97F4A7C15
+	for i, v := range part {
+		h := ((v & key) * mul) >> hs
+		repeat := false
+		for j := head[h]; j != 0; j = next[j-1] {
+			if u := part[j-1]; (u^v)&key == 0 {
+				if u == v { // pairs with v are pairs with u: keep chains free of repeats
+					repeat = true
+					break
+				}
+				g.verify(u, v, chosen)
 			}
 		}
-		for _, h := range g.collide {
-			dup[h>>6] = 0
-		}
-		if len(g.shared) <= 32 {
-			g.compareAll(g.shared, key, chosen)
-		} else {
-			g.compareSorted(g.shared, key, chosen)
+		if !repeat {
+			next[i] = head[h]
+			head[h] = uint32(i + 1)
 		}
 	}
-	if words := 1 << max(0, hb-6); len(part) > words/2 {
-		clear(seen[:words])
+	if len(part) > len(head)/4 {
+		clear(head)
 	} else {
 		for _, v := range part {
-			seen[((v&key)*mul)>>hs>>6] = 0
+			head[((v&key)*mul)>>hs] = 0
 		}
 	}
 }
@@ -387,30 +378,6 @@ func (g *grouper) compareAll(part []uint64, key, chosen uint64) {
 				g.verify(a, b, chosen)
 			}
 		}
-	}
-}
-
-// compareSorted sorts fingerprints by (key bits, value) and compares every pair of
-// distinct values with equal key bits.
-func (g *grouper) compareSorted(sh []uint64, key, chosen uint64) {
-	slices.SortFunc(sh, func(a, b uint64) int {
-		if c := cmp.Compare(a&key, b&key); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	sh = slices.Compact(sh)
-	for i := 0; i < len(sh); {
-		j := i + 1
-		for j < len(sh) && (sh[j]^sh[i])&key == 0 {
-			j++
-		}
-		for a := i; a < j; a++ {
-			for b := a + 1; b < j; b++ {
-				g.verify(sh[a], sh[b], chosen)
-			}
-		}
-		i = j
 	}
 }
 

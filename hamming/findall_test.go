@@ -231,3 +231,21 @@ func BenchmarkFindAll(b *testing.B) {
 		}
 	}
 }
+
+func TestFindAllRepeatedValues(t *testing.T) {
+	// A million copies of a handful of values must stay linear, not quadratic.
+	fps := make([]uint64, 1_000_000)
+	for i := range fps {
+		fps[i] = uint64(i%4) << 60
+	}
+	for _, blocks := range []int{0, 4, 5, 8} {
+		got, err := FindAll(fps, blocks, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteFindAll(fps[:4], 3)
+		if len(want) != 6 ||  !slices.Equal(got, want) {
+			t.Errorf("blocks=%d: got %x, want %x", blocks, got, want)
+		}
+	}
+}
