@@ -244,7 +244,7 @@ func TestFindAllRepeatedValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := bruteFindAll(fps[:4], 3)
-		if len(want) != 6 ||  !slices.Equal(got, want) {
+		if len(want) != 6 || !slices.Equal(got, want) {
 			t.Errorf("blocks=%d: got %x, want %x", blocks, got, want)
 		}
 	}
