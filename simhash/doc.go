@@ -40,10 +40,10 @@
 //
 // # Example
 //
-//	a := simhash.SchemeNeardup.Fingerprint("The quick brown fox jumps over the lazy dog")
-//	b := simhash.SchemeNeardup.Fingerprint("The quick brown fox jumped over the lazy dog")
+//	a := simhash.SchemeNeardup.Fingerprint(page1)
+//	b := simhash.SchemeNeardup.Fingerprint(page2)
 //	if simhash.Distance(a, b) <= 3 {
-//		// near-duplicates
+//		// near-duplicates: package hamming finds such pairs among millions
 //	}
 //
 //	var acc simhash.Accumulator
@@ -54,22 +54,25 @@
 //
 // # Caveats
 //
-//   - Fingerprints are only comparable within one Scheme, and a Scheme's output is
-//     persisted by users, so it never changes: SchemeNeardup is frozen by golden vectors
-//     even though it is provisional; a better pipeline, chosen by measurement on labelled
-//     near-duplicates, will be a new Scheme.
-//   - SchemeSimhashPy is pinned to Python 3.11 (Unicode 14.0.0). simhash-py running under
-//     another Python version can differ for text with code points whose properties changed
-//     between Unicode versions (newly assigned letters, new case pairs), as the other
-//     Python would differ from itself. Regenerating the tables with go generate requires
-//     python3.11; the generator refuses any other version.
+//   - Fingerprints are only comparable within one Scheme. SchemeNeardup is provisional: a
+//     later issue will re-choose its normalisation and features by measurement on
+//     labelled near-duplicates, and fingerprints stored with the current definition will
+//     then have to be recomputed. Golden vectors freeze it until then, so it cannot
+//     change by accident.
+//   - SchemeSimhashPy is pinned to Python 3.11 (Unicode 14.0.0). simhash-py under another
+//     Python (3.12 has Unicode 15.0, for example) gives other fingerprints for text with
+//     code points whose properties changed between the two Unicode versions: newly assigned
+//     letters, new case pairs. Regenerating the tables with go generate requires Python
+//     3.11; the generator refuses any other version.
 //   - SchemeNeardup follows Go's unicode package (Unicode 15.0.0 in Go 1.26) and does no
 //     Unicode normalisation: "é" as one code point and as "e" plus a combining accent are
 //     different tokens (the accent splits the word), and full-width or ligature forms are
 //     not folded. Text in scripts without spaces (Chinese, Japanese, Thai) becomes a few
 //     long tokens, which suits word shingles poorly.
 //   - SimHash with 64 bits is for documents of at least a few dozen features. Short texts
-//     have few features, and a single changed feature moves many bits.
+//     have few features, so a single changed word moves many bits: the nine-word sentences
+//     "The quick brown fox jumps over the lazy dog" and the same with "jumped" are 20 bits
+//     apart under SchemeNeardup.
 //   - Compute and ComputeWeighted count with the bits of the hashes as given: weak feature
 //     hashes (for example small integers) make weak fingerprints.
 package simhash

@@ -22,10 +22,10 @@ const (
 	// "a b c" and "b c d". Text with one or two tokens has a single feature of all its tokens;
 	// text without tokens gets 0. Repeated features count as often as they occur.
 	//
-	// The definition is frozen by golden vectors, but it is provisional: a later release
-	// will choose the normalisation and features by measuring them on labelled
-	// near-duplicates, and will do so under a new Scheme value rather than by changing
-	// this one.
+	// This definition is provisional: a later issue will re-choose the normalisation and
+	// the features by measuring them on labelled near-duplicates. Until then golden vectors
+	// freeze it, so that it changes only deliberately; fingerprints stored with it will
+	// have to be recomputed when it does.
 	SchemeNeardup Scheme = iota
 	// SchemeSimhashPy reproduces simhash-py bit for bit; see PyFingerprint.
 	SchemeSimhashPy

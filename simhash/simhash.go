@@ -17,9 +17,9 @@ func Compute(hashes []uint64) uint64 {
 	return c.sum64()
 }
 
-// ComputeWeighted returns the weighted SimHash of hashes: for each hash the counter of bit i
-// moves up by weights[i] when the bit is set and down by it when clear; bit i of the result
-// is set when its counter ends above zero. With every weight 1 it equals Compute.
+// ComputeWeighted returns the weighted SimHash of hashes: hashes[k] moves the counter of each
+// of its set bits up by weights[k] and the counter of each clear bit down by it; bit i of the
+// result is set when its counter ends above zero. With every weight 1 it equals Compute.
 //
 // Integer weights are summed exactly in int64 (wrapping on overflow, which only sums
 // beyond ±2^63 reach). Floating-point weights are summed in float64, hash by hash in input
