@@ -6,7 +6,7 @@ package simhash
 // be mixed.
 //
 // The zero value is an empty Accumulator ready to use; Reset makes it empty again. An
-// Accumulator is about 1.5 KB and never allocates. It is not safe for concurrent use.
+// Accumulator is 1.25 KB and never allocates. It is not safe for concurrent use.
 type Accumulator struct {
 	c        counter     // hashes given to Add, bit-sliced like Compute
 	weights  [64]float64 // ±w of the hashes given to AddWeighted, per bit
