@@ -137,7 +137,7 @@ func checkInvariants(t *testing.T, x *Index) {
 	if c.d == nil {
 		return
 	}
-	live := make([]bool, len(c.fps))
+	live := make([]bool, c.nslots)
 	n := 0
 	for pos, s := range c.idTab {
 		if s == 0 {
@@ -149,18 +149,18 @@ func checkInvariants(t *testing.T, x *Index) {
 			t.Fatalf("slot %d appears twice in the id table", slot)
 		}
 		live[slot] = true
-		if p, got, ok := c.find(c.ids[slot]); !ok || got != slot || p != pos {
-			t.Fatalf("find(%d) = %d, %d, %v; want %d, %d, true", c.ids[slot], p, got, ok, pos, slot)
+		if p, got, ok := c.find(c.id(slot)); !ok || got != slot || p != pos {
+			t.Fatalf("find(%d) = %d, %d, %v; want %d, %d, true", c.id(slot), p, got, ok, pos, slot)
 		}
 	}
 	if n != c.n {
 		t.Fatalf("id table holds %d ids, n = %d", n, c.n)
 	}
-	if n+len(c.free) != len(c.fps) {
-		t.Fatalf("%d live + %d free slots != %d slots", n, len(c.free), len(c.fps))
+	if n+len(c.free) != c.nslots {
+		t.Fatalf("%d live + %d free slots != %d slots", n, len(c.free), c.nslots)
 	}
 	for _, s := range c.free {
-		if live[s] || c.fps[s] != 0 || c.ids[s] != 0 {
+		if live[s] || c.fp(s) != 0 || c.id(s) != 0 {
 			t.Fatalf("free slot %d is live or not cleared", s)
 		}
 	}
@@ -172,17 +172,20 @@ func checkInvariants(t *testing.T, x *Index) {
 		if tab.bits != min(c.bbits, tab.width) || len(tab.buckets) != 1<<tab.bits {
 			t.Fatalf("table %d: %d bits, %d buckets; bbits %d width %d", ti, tab.bits, len(tab.buckets), c.bbits, tab.width)
 		}
-		seen := make([]bool, len(c.fps))
+		seen := make([]bool, c.nslots)
 		for b, bk := range tab.buckets {
+			if bk != nil && len(bk) == 0 {
+				t.Fatalf("table %d: empty bucket %d holds memory", ti, b)
+			}
 			for _, e := range bk {
 				s := uint32(e)
 				if !live[s] || seen[s] {
 					t.Fatalf("table %d: slot %d dead or repeated", ti, s)
 				}
 				seen[s] = true
-				wb, we := tab.entry(tab.perm.Apply(c.fps[s]), s)
+				wb, we := tab.entry(tab.perm.Apply(c.fp(s)), s)
 				if wb != b || we != e {
-					t.Fatalf("table %d: slot %d in bucket %d as %#x, want %d as %#x", ti, s, b, e, wb, we)
+					t.Fatalf("table %d: slot %d in bucket %d as %#x, want %d, %#x", ti, s, b, e, wb, we)
 				}
 			}
 		}

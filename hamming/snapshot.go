@@ -51,7 +51,7 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	ids := make([]uint64, 0, c.n)
 	for _, s := range c.idTab {
 		if s != 0 {
-			ids = append(ids, c.ids[s-1])
+			ids = append(ids, c.id(s-1))
 		}
 	}
 	slices.Sort(ids)
@@ -70,7 +70,7 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 		}
 		slot, _ := c.lookup(id)
 		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, id)
-		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, c.fps[slot])
+		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, c.fp(slot))
 	}
 	if err := sw.flush(); err != nil {
 		return sw.n, err
@@ -136,34 +136,28 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	}
 
 	n := int(count)
-	first := min(n, snapshotChunk)
-	fps, ids := makeUint64s(first), makeUint64s(first)
-	buf := make([]byte, first*snapshotRecord)
-	for len(ids) < n {
-		m := min(n-len(ids), snapshotChunk)
+	var sl slots // grows with the records read, never from the count alone
+	buf := make([]byte, min(n, snapshotChunk)*snapshotRecord)
+	last := uint64(0)
+	for sl.nslots < n {
+		m := min(n-sl.nslots, snapshotChunk)
 		chunk := buf[:m*snapshotRecord]
 		if got, err := io.ReadFull(r, chunk); err != nil {
-			return nil, readError(err, fmt.Sprintf("record %d of %d", len(ids)+got/snapshotRecord+1, n))
+			return nil, readError(err, fmt.Sprintf("record %d of %d", sl.nslots+got/snapshotRecord+1, n))
 		}
 		crc = crc32.Update(crc, castagnoli, chunk)
-		if len(ids)+m > cap(ids) {
-			// Double, but never past the count: the final capacity is exact for an honest
-			// snapshot, and memory only ever follows the records read.
-			size := min(n, max(2*cap(ids), len(ids)+m))
-			fps, ids = growTo(fps, size), growTo(ids, size)
-		}
 		for i := 0; i < len(chunk); i += snapshotRecord {
 			id := binary.LittleEndian.Uint64(chunk[i:])
 			fp := binary.LittleEndian.Uint64(chunk[i+8:])
-			if j := len(ids); j > 0 && id <= ids[j-1] {
+			if sl.nslots > 0 && id <= last {
 				what := "out of order"
-				if id == ids[j-1] {
+				if id == last {
 					what = "repeated"
 				}
-				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, j+1, what)
+				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, sl.nslots+1, what)
 			}
-			ids = append(ids, id)
-			fps = append(fps, fp)
+			sl.append(id, fp)
+			last = id
 		}
 	}
 	var tail [4]byte
@@ -177,7 +171,7 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	if err := x.c.init(int(blocks), int(k)); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err) // unreachable: checked above
 	}
-	x.c.fps, x.c.ids = fps, ids
+	x.c.slots = sl
 	x.c.build()
 	return x, nil
 }

@@ -270,8 +270,9 @@ func FuzzReadIndex(f *testing.F) {
 			t.Fatalf("round trip changed the snapshot:\n in %x\nout %x", data[:cr.n], again)
 		}
 		checkInvariants(t, x)
-		for s, id := range x.c.ids {
-			ms, err := x.Query(x.c.fps[s], 0)
+		for s := range uint32(x.c.nslots) {
+			id := x.c.id(s)
+			ms, err := x.Query(x.c.fp(s), 0)
 			if err != nil || len(ms) == 0 {
 				t.Fatalf("Query of id %d's fingerprint = %v, %v", id, ms, err)
 			}
