@@ -176,8 +176,8 @@ type core struct {
 	tabs []table
 	// bbits is the bucket bits tables aim for; a table uses min(bbits, its prefix width).
 	bbits, maxBits uint
-	slots          // the fingerprint and id of every slot
-	free  []uint32 // free slots, reused last in first out
+	slots                   // the fingerprint and id of every slot
+	free           []uint32 // free slots, reused last in first out
 	// idTab maps ids to slots: open addressing with linear probing, entries slot+1, 0 empty,
 	// home position mix(id) >> idShift, at most 3/4 full, deletion by backward shift.
 	idTab   []uint32
