@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// maxLine is the longest line, in bytes, that readFingerprints accepts. A fingerprint takes
+// at most 20 decimal digits; the bound keeps a file without newlines from being read into
+// memory whole.
+const maxLine = 1024
+
+// openInput opens the named input, "-" meaning stdin, and returns it with the name to use
+// in messages ("stdin" for "-") and a function that closes it.
+func openInput(e *env, name string) (io.Reader, string, func() error, error) {
+	if name == "-" {
+		return e.stdin, "stdin", func() error { return nil }, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, name, f.Close, nil
+}
+
+// readFingerprints reads one fingerprint per line from r (see parseFingerprint), skipping
+// blank lines; surrounding whitespace and a trailing "\r" are ignored. A bad or overlong
+// line is an error that starts with "name:line:".
+func readFingerprints(r io.Reader, name string) ([]uint64, error) {
+	sc := bufio.NewScanner(bufio.NewReaderSize(r, 64<<10))
+	sc.Buffer(make([]byte, maxLine+2), maxLine+2) // the line, "\r" and "\n"
+	var fps []uint64
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(sc.Bytes()) > maxLine {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes; put one fingerprint per line", name, line, maxLine)
+		}
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		v, err := parseFingerprint(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		fps = append(fps, v)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes; put one fingerprint per line", name, line+1, maxLine)
+		}
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return fps, nil
+}
+
+// parseFingerprint parses an unsigned 64-bit integer written in decimal (as simhash-cpp
+// writes and reads them) or in hex with a "0x" or "0X" prefix. Leading zeros are allowed;
+// signs, underscores, spaces and empty digit strings are not. The error says what is wrong
+// with b and how to fix it.
+func parseFingerprint(b []byte) (uint64, error) {
+	digits, base := b, uint64(10)
+	if len(b) >= 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X') {
+		digits, base = b[2:], 16
+	}
+	var v uint64
+	overflow := false
+	for _, c := range digits {
+		var d uint64
+		switch {
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && 'a' <= c && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && 'A' <= c && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, badFingerprint(b)
+		}
+		if v > (math.MaxUint64-d)/base {
+			overflow = true
+		}
+		v = v*base + d
+	}
+	switch {
+	case len(digits) == 0:
+		return 0, badFingerprint(b)
+	case overflow:
+		return 0, fmt.Errorf("%s is out of range: a fingerprint is at most 18446744073709551615 (0xffffffffffffffff)", quoteInput(b))
+	}
+	return v, nil
+}
+
+// badFingerprint returns the error for a line that is not a number.
+func badFingerprint(b []byte) error {
+	if len(b) > 1 && b[0] == '-' {
+		if _, err := parseFingerprint(b[1:]); err == nil {
+			return fmt.Errorf("%s is negative: fingerprints are unsigned 64-bit integers; add 2^64 to signed values (or write them as 0x-hex)", quoteInput(b))
+		}
+	}
+	return fmt.Errorf("%s is not a 64-bit unsigned integer (decimal or 0x-hex)", quoteInput(b))
+}
+
+// quoteInput quotes an input line for an error message, shortened to its first 40 bytes.
+func quoteInput(b []byte) string {
+	if len(b) > 40 {
+		return fmt.Sprintf("%q...", b[:40])
+	}
+	return fmt.Sprintf("%q", b)
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestParseFingerprint(t *testing.T) {
+	tests := []struct {
+		in   string
+		want uint64
+		err  string // substring of the error, "" for none
+	}{
+		{in: "0", want: 0},
+		{in: "42", want: 42},
+		{in: "007", want: 7},
+		{in: "18446744073709551615", want: 1<<64 - 1},
+		{in: "0xff", want: 255},
+		{in: "0XFF", want: 255},
+		{in: "0xDeadBeef", want: 0xdeadbeef},
+		{in: "0xffffffffffffffff", want: 1<<64 - 1},
+		{in: "0x0000ffffffffffffffff", want: 1<<64 - 1},
+		{in: "18446744073709551616", err: "out of range"},
+		{in: "99999999999999999999999", err: "out of range"},
+		{in: "0x10000000000000000", err: "out of range"},
+		{in: "-1", err: `"-1" is negative`},
+		{in: "-9223372036854775808", err: "add 2^64"},
+		{in: "abc", err: `"abc" is not a 64-bit unsigned integer (decimal or 0x-hex)`},
+		{in: "0x", err: "not a 64-bit unsigned integer"},
+		{in: "0xg1", err: "not a 64-bit unsigned integer"},
+		{in: "ff", err: "not a 64-bit unsigned integer"},
+		{in: "+5", err: "not a 64-bit unsigned integer"},
+		{in: "1_000", err: "not a 64-bit unsigned integer"},
+		{in: "1 2", err: "not a 64-bit unsigned integer"},
+		{in: "1.5", err: "not a 64-bit unsigned integer"},
+		{in: "-", err: "not a 64-bit unsigned integer"},
+		{in: "1e3", err: "not a 64-bit unsigned integer"},
+		{in: "\xff", err: `"\xff" is not`},
+		{in: strings.Repeat("9", 50) + "x", err: `"` + strings.Repeat("9", 40) + `"...`},
+	}
+	for _, tt := range tests {
+		got, err := parseFingerprint([]byte(tt.in))
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("parseFingerprint(%q): %v", tt.in, err)
+		case tt.err == "" && got != tt.want:
+			t.Errorf("parseFingerprint(%q) = %d, want %d", tt.in, got, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("parseFingerprint(%q) = %d, %v; want an error containing %q", tt.in, got, err, tt.err)
+		}
+	}
+}
+
+// FuzzParseFingerprint checks parseFingerprint against strconv.ParseUint: decimal, or hex
+// after a 0x prefix, with nothing else accepted.
+func FuzzParseFingerprint(f *testing.F) {
+	for _, s := range []string{"0", "18446744073709551615", "18446744073709551616", "0xff", "0X", "-1", "1_0", "0x_1", "+1", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseFingerprint([]byte(s))
+		hex, isHex := strings.CutPrefix(s, "0x")
+		if !isHex {
+			hex, isHex = strings.CutPrefix(s, "0X")
+		}
+		var want uint64
+		var werr error
+		switch {
+		case isHex && strings.ContainsAny(hex, "_+-"):
+			werr = strconv.ErrSyntax
+		case isHex:
+			want, werr = strconv.ParseUint(hex, 16, 64)
+		case strings.ContainsAny(s, "_+-"):
+			werr = strconv.ErrSyntax
+		default:
+			want, werr = strconv.ParseUint(s, 10, 64)
+		}
+		if (err == nil) != (werr == nil) || got != want && err == nil {
+			t.Fatalf("parseFingerprint(%q) = %d, %v; strconv gives %d, %v", s, got, err, want, werr)
+		}
+	})
+}
+
+func TestReadFingerprints(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []uint64
+		err      string
+	}{
+		{name: "empty", in: "", want: nil},
+		{name: "plain", in: "1\n2\n3\n", want: []uint64{1, 2, 3}},
+		{name: "no final newline", in: "1\n2", want: []uint64{1, 2}},
+		{name: "crlf and spaces", in: " 1 \r\n\t0x2\r\n", want: []uint64{1, 2}},
+		{name: "blank lines", in: "\n1\n\n  \n2\n\n", want: []uint64{1, 2}},
+		{name: "bad line number", in: "1\n\n2\nabc\n", err: `in:4: "abc" is not a 64-bit unsigned integer (decimal or 0x-hex)`},
+		{name: "overflow", in: "1\n18446744073709551616\n", err: "in:2: \"18446744073709551616\" is out of range"},
+		{name: "negative", in: "-5\n", err: `in:1: "-5" is negative`},
+		{name: "long line", in: "1\n" + strings.Repeat("1", 2000) + "\n", err: "in:2: line longer than 1024 bytes"},
+		{name: "long line at limit", in: "1\n2\n" + strings.Repeat(" ", 1020) + "3\n", want: []uint64{1, 2, 3}},
+		{name: "long line just over", in: strings.Repeat(" ", 1024) + "3\n", err: "in:1: line longer than 1024 bytes"},
+		{name: "long last line", in: "1\n" + strings.Repeat("0", 5000), err: "in:2: line longer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readFingerprints(strings.NewReader(tt.in), "in")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, %v; want an error containing %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkReadFingerprints(b *testing.B) {
+	var in strings.Builder
+	for i := range 100000 {
+		v := uint64(i) * 0x9E3779B97F4A7C15
+		if i%2 == 0 {
+			in.WriteString(strconv.FormatUint(v, 10) + "\n")
+		} else {
+			in.WriteString("0x" + strconv.FormatUint(v, 16) + "\n")
+		}
+	}
+	s := in.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fps, err := readFingerprints(strings.NewReader(s), "bench")
+		if err != nil || len(fps) != 100000 {
+			b.Fatal(len(fps), err)
+		}
+	}
+}
