@@ -27,7 +27,7 @@ func TestDispatch(t *testing.T) {
 		quietError bool   // stderr must be empty
 	}{
 		{name: "no arguments", args: nil, code: ExitUsage, stderr: "usage: neardup COMMAND", quietOut: true},
-		{name: "help", args: []string{"help"}, code: ExitOK, stdout: "findall", quietError: true},
+		{name: "help", args: []string{"help"}, code: ExitOK, stdout: "simhash", quietError: true},
 		{name: "--help", args: []string{"--help"}, code: ExitOK, stdout: "commands:", quietError: true},
 		{name: "help findall", args: []string{"help", "findall"}, code: ExitOK, stdout: "usage: neardup findall", quietError: true},
 		{name: "help unknown", args: []string{"help", "frobnicate"}, code: ExitUsage, stderr: `unknown command "frobnicate"`, quietOut: true},
@@ -38,6 +38,7 @@ func TestDispatch(t *testing.T) {
 		{name: "version with argument", args: []string{"version", "x"}, code: ExitUsage, quietOut: true},
 		{name: "unknown flag", args: []string{"findall", "--distanse", "3"}, code: ExitUsage, stderr: "neardup findall: flag provided but not defined: --distanse\nrun 'neardup findall --help' for usage\n", quietOut: true},
 		{name: "bad flag value", args: []string{"findall", "--distance", "three"}, code: ExitUsage, stderr: `invalid value "three" for flag --distance`, quietOut: true},
+		{name: "command --help", args: []string{"simhash", "--help"}, code: ExitOK, stdout: "usage: neardup simhash", quietError: true},
 		{name: "command -h", args: []string{"findall", "-h"}, code: ExitOK, stdout: "usage: neardup findall", quietError: true},
 	}
 	for _, tt := range tests {

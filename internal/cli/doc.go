@@ -5,6 +5,7 @@
 // # Commands
 //
 //	neardup findall --distance K [--blocks B] [--format json|tsv] [--clusters] [FILE|-]
+//	neardup simhash [--scheme neardup|simhash-py] [--lines] [FILE...|-]
 //	neardup help [COMMAND]
 //	neardup version
 //
@@ -31,6 +32,8 @@
 //
 //   - findall holds all fingerprints and all pairs in memory: 8 bytes per fingerprint plus
 //     about 16 bytes per pair, plus the search's own copy of the input.
+//   - simhash reads each file whole into memory; with --lines it reads one line at a time,
+//     and a line may be at most 64 MiB.
 //   - Writing to a closed pipe ends the real binary with SIGPIPE, as other Unix tools do;
 //     in-process, a failed write is returned as an error (exit code 1).
 package cli
