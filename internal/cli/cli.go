@@ -46,10 +46,12 @@ type command struct {
 }
 
 // commands lists every command in the order "neardup help" shows them.
-var commands = []*command{findallCommand, simhashCommand}
+var commands = []*command{findallCommand, simhashCommand, benchFindallCommand}
 
 // groups are the words that take a subcommand, with what their help says.
-var groups = map[string]string{}
+var groups = map[string]string{
+	"bench": "Benchmarks that generate their own input and report time, memory and recall.",
+}
 
 // usageError is an error in the command line; Main exits with ExitUsage for it.
 type usageError struct{ msg string }

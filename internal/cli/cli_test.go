@@ -27,12 +27,17 @@ func TestDispatch(t *testing.T) {
 		quietError bool   // stderr must be empty
 	}{
 		{name: "no arguments", args: nil, code: ExitUsage, stderr: "usage: neardup COMMAND", quietOut: true},
-		{name: "help", args: []string{"help"}, code: ExitOK, stdout: "simhash", quietError: true},
+		{name: "help", args: []string{"help"}, code: ExitOK, stdout: "bench findall", quietError: true},
 		{name: "--help", args: []string{"--help"}, code: ExitOK, stdout: "commands:", quietError: true},
 		{name: "help findall", args: []string{"help", "findall"}, code: ExitOK, stdout: "usage: neardup findall", quietError: true},
+		{name: "help bench", args: []string{"help", "bench"}, code: ExitOK, stdout: "usage: neardup bench COMMAND", quietError: true},
+		{name: "help bench findall", args: []string{"help", "bench", "findall"}, code: ExitOK, stdout: "--plant RATE", quietError: true},
 		{name: "help unknown", args: []string{"help", "frobnicate"}, code: ExitUsage, stderr: `unknown command "frobnicate"`, quietOut: true},
 		{name: "unknown command", args: []string{"frobnicate"}, code: ExitUsage, stderr: `neardup: unknown command "frobnicate"; run 'neardup help'`, quietOut: true},
 		{name: "flag before command", args: []string{"--distance", "3", "findall"}, code: ExitUsage, stderr: "flags go after the command name", quietOut: true},
+		{name: "bench alone", args: []string{"bench"}, code: ExitUsage, stderr: "usage: neardup bench COMMAND", quietOut: true},
+		{name: "bench --help", args: []string{"bench", "--help"}, code: ExitOK, stdout: "bench findall", quietError: true},
+		{name: "bench unknown", args: []string{"bench", "simhash"}, code: ExitUsage, stderr: `neardup bench: unknown command "simhash"; use one of: findall`, quietOut: true},
 		{name: "version", args: []string{"version"}, code: ExitOK, stdout: "neardup ", quietError: true},
 		{name: "--version", args: []string{"--version"}, code: ExitOK, stdout: "go1.", quietError: true},
 		{name: "version with argument", args: []string{"version", "x"}, code: ExitUsage, quietOut: true},

@@ -6,6 +6,7 @@
 //
 //	neardup findall --distance K [--blocks B] [--format json|tsv] [--clusters] [FILE|-]
 //	neardup simhash [--scheme neardup|simhash-py] [--lines] [FILE...|-]
+//	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup help [COMMAND]
 //	neardup version
 //
