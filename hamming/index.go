@@ -178,11 +178,16 @@ type core struct {
 	bbits, maxBits uint
 	slots                   // the fingerprint and id of every slot
 	free           []uint32 // free slots, reused last in first out
-	// idTab maps ids to slots: open addressing with linear probing, entries slot+1, 0 empty,
-	// home position mix(id) >> idShift, at most 3/4 full, deletion by backward shift.
-	idTab   []uint32
-	idShift uint
-	n       int
+	// idTab maps ids to slots: open addressing with linear probing, at most 3/4 full,
+	// deletion by backward shift (no tombstones). An id's home position is
+	// mix(id)>>idShift. An entry holds slot+1 in its low idSlotBits bits (0 is empty) and,
+	// above them, the same bits of uint32(mix(id)) as a tag: a probe loads the id of an
+	// entry (a cache miss) only when the tag matches. idSlotBits grows with the slots, so
+	// the tags shrink from 16 bits to 8 at 10M slots and vanish at 2^31.
+	idTab      []uint32
+	idShift    uint
+	idSlotBits uint
+	n          int
 }
 
 // slotChunkBits sets the slot chunk size: 4096 slots, 32 KiB per array.
@@ -245,14 +250,31 @@ func (s *slots) bytes() int64 {
 // bucket p>>(64-bits) as the entry sig(p)<<32 | slot, where sig(p) is the 32 bits of p
 // below the bucket bits: a query compares signatures and loads the fingerprint of the
 // rare entry within k bits of its own.
+//
+// Buckets live in segments of up to 64 consecutive buckets: one []uint64 holding them one
+// after the other, each with some room to grow. When a bucket is full its segment is laid
+// out anew, with room for every bucket in proportion to its length. Compared with a slice
+// per bucket this saves 16 bytes of header per bucket, and, above all, the heap
+// fragmentation of millions of small slices growing through the allocator's size classes:
+// at 10M fingerprints, segments are large allocations, freed whole.
 type table struct {
-	perm    Permutation
-	chosen  uint64 // perm.Blocks()
-	top     int    // the highest chosen block
-	width   uint   // the prefix width: bits of perm.SearchMask()
-	bits    uint   // bucket bits in use, 1..width
-	buckets [][]uint64
+	perm     Permutation
+	chosen   uint64 // perm.Blocks()
+	top      int    // the highest chosen block
+	width    uint   // the prefix width: bits of perm.SearchMask()
+	bits     uint   // bucket bits in use, 1..width
+	segShift uint   // bucket b is in segment b>>segShift
+	// Bucket b is segs[b>>segShift][meta[b].off:][:meta[b].n]; its room ends where the
+	// next bucket of its segment starts, or at the segment's end.
+	meta []bucketMeta
+	segs [][]uint64
+	used []uint32 // entries per segment
 }
+
+type bucketMeta struct{ off, n uint32 }
+
+// segBits is log2 of the buckets per segment.
+const segBits = 6
 
 // entry returns the bucket and entry of slot, holding a fingerprint whose permutation is p.
 func (t *table) entry(p uint64, slot uint32) (int, uint64) {
@@ -261,42 +283,175 @@ func (t *table) entry(p uint64, slot uint32) (int, uint64) {
 	return b, uint64(sig)<<32 | uint64(slot)
 }
 
-// makeBucket returns an empty bucket with room for at least n entries, rounded up to the
-// allocator's size class (whose slack would otherwise be lost, and uncounted).
-func makeBucket(n int) []uint64 {
-	if n == 0 {
-		return nil
-	}
-	// Appending make(...)... to nil allocates once, rounded to a size class.
-	return append([]uint64(nil), make([]uint64, n)...)[:0]
+// bucket returns bucket b's entries.
+func (t *table) bucket(b int) []uint64 {
+	m := t.meta[b]
+	return t.segs[b>>t.segShift][m.off : m.off+m.n]
 }
 
-// bucketAppend adds e to bk, growing it by an eighth when full: less slack than append's
-// doubling, for a little more copying.
-func bucketAppend(bk []uint64, e uint64) []uint64 {
-	if n := len(bk); n == cap(bk) {
-		bk = append(makeBucket(n+n/8+4), bk...)
+// end returns where bucket b's room ends in its segment.
+func (t *table) end(b int) uint32 {
+	if (b+1)&(1<<t.segShift-1) != 0 {
+		return t.meta[b+1].off
 	}
-	return append(bk, e)
+	return uint32(len(t.segs[b>>t.segShift]))
 }
 
-// bucketRemove deletes e from bk by moving the last entry into its place, and gives
-// memory back when the bucket falls below a quarter full.
-func bucketRemove(bk []uint64, e uint64) []uint64 {
+// add appends e to bucket b.
+func (t *table) add(b int, e uint64) {
+	m := &t.meta[b]
+	if m.off+m.n == t.end(b) {
+		t.relayout(b>>t.segShift, b)
+	}
+	s := b >> t.segShift
+	t.segs[s][m.off+m.n] = e
+	m.n++
+	t.used[s]++
+}
+
+// remove deletes e from bucket b, moving the bucket's last entry into its place, and lays
+// out the segment anew when it falls below a quarter full.
+func (t *table) remove(b int, e uint64) {
+	bk := t.bucket(b)
 	j := slices.Index(bk, e)
 	if j < 0 {
 		panic("hamming: index corrupt: slot missing from its bucket")
 	}
-	last := len(bk) - 1
-	bk[j] = bk[last]
-	bk = bk[:last]
-	switch {
-	case last == 0:
-		return nil
-	case last < cap(bk)/4 && cap(bk) > 16:
-		return append(makeBucket(last+last/8+4), bk...)
+	bk[j] = bk[len(bk)-1]
+	t.meta[b].n--
+	s := b >> t.segShift
+	t.used[s]--
+	if n := len(t.segs[s]); int(t.used[s]) < n/4 {
+		t.relayout(s, -1)
 	}
-	return bk
+}
+
+// room returns the free room a bucket of n entries gets when its segment is allocated:
+// an eighth, much less slack than doubling.
+func room(n int) int { return n/8 + 2 }
+
+// relayout lays out segment s anew when bucket grow is full (grow is -1 when the segment
+// shrinks), spreading the segment's free room over its buckets in proportion to their
+// lengths. It moves the buckets within the segment while the free room is at least a
+// sixteenth of the entries (about one relayout per several hundred adds to a segment),
+// and otherwise moves them to a new segment with room(n) after each bucket: a segment
+// grows by an eighth, rarely, and no allocation is needed in between.
+func (t *table) relayout(s, grow int) {
+	lo := s << t.segShift
+	meta := t.meta[lo : lo+1<<t.segShift]
+	used := int(t.used[s])
+	if grow >= 0 {
+		used++
+	}
+	old := t.segs[s]
+	seg, inPlace := old, false
+	switch free := len(old) - used; {
+	case used == 0:
+		for i := range meta {
+			meta[i].off = 0
+		}
+		t.segs[s] = nil
+		return
+	case grow >= 0 && free >= used/16+len(meta):
+		inPlace = true
+	case grow < 0 && used >= len(old)/4:
+		// Nothing to give back.
+		return
+	default:
+		want := used + len(meta)*room(0)
+		for _, m := range meta {
+			want += room(int(m.n)) - room(0)
+		}
+		seg = makeUint64s(want)
+		seg = seg[:cap(seg)]
+	}
+	// New offsets: bucket i gets n_i entries plus free*(n_i+1)/(used+len(meta)) of room,
+	// rounded so that the shares add up to the free room exactly.
+	free := len(seg) - used
+	weight, total := 0, used+len(meta)
+	var offs [1 << segBits]uint32
+	off := 0
+	for i, m := range meta {
+		n := int(m.n)
+		if lo+i == grow {
+			n++
+		}
+		offs[i] = uint32(off)
+		lower := free * weight / total
+		weight += n + 1
+		off += n + free*weight/total - lower
+	}
+	if !inPlace {
+		for i := range meta {
+			m := &meta[i]
+			copy(seg[offs[i]:], old[m.off:m.off+m.n])
+			m.off = offs[i]
+		}
+		t.segs[s] = seg
+		return
+	}
+	// Moving within the segment: buckets moving left go first, in ascending order, then
+	// those moving right, in descending order, so that no bucket overwrites one not yet
+	// moved.
+	for i := range meta {
+		if m := &meta[i]; offs[i] < m.off {
+			copy(seg[offs[i]:], seg[m.off:m.off+m.n])
+			m.off = offs[i]
+		}
+	}
+	for i := len(meta) - 1; i >= 0; i-- {
+		if m := &meta[i]; offs[i] > m.off {
+			copy(seg[offs[i]:], seg[m.off:m.off+m.n])
+			m.off = offs[i]
+		}
+	}
+}
+
+// reset gives t 1<<nb empty buckets with the given room for each, ready for place.
+// counts[b] is the number of entries bucket b will get; reset takes it over as meta.
+func (t *table) reset(nb uint, meta []bucketMeta, roomFor func(int) int) {
+	t.bits = nb
+	t.segShift = min(segBits, nb)
+	t.meta = meta
+	nseg := 1 << (nb - t.segShift)
+	t.segs = make([][]uint64, nseg)
+	t.used = make([]uint32, nseg)
+	per := 1 << t.segShift
+	for s := range nseg {
+		ms := meta[s*per : (s+1)*per]
+		want := 0
+		for _, m := range ms {
+			want += int(m.n) + roomFor(int(m.n))
+		}
+		seg := makeUint64s(want)
+		seg = seg[:cap(seg)]
+		extra, off := len(seg)-want, 0
+		for i := range ms {
+			n := int(ms[i].n)
+			ms[i] = bucketMeta{off: uint32(off)}
+			off += n + roomFor(n) + extra*(i+1)/per - extra*i/per
+		}
+		t.segs[s] = seg
+	}
+}
+
+// place appends e to bucket b of a table just reset; it never relays out.
+func (t *table) place(b int, e uint64) {
+	m := &t.meta[b]
+	s := b >> t.segShift
+	t.segs[s][m.off+m.n] = e
+	m.n++
+	t.used[s]++
+}
+
+// makeUint64s returns an empty slice with room for at least n elements: n rounded up to
+// the allocator's size class or page, whose slack would otherwise be lost, and uncounted.
+func makeUint64s(n int) []uint64 {
+	if n == 0 {
+		return nil
+	}
+	// Appending make(...)... to nil allocates once, rounded up by the allocator.
+	return append([]uint64(nil), make([]uint64, n)...)[:0]
 }
 
 func (c *core) initDefault() {
@@ -323,7 +478,7 @@ func (c *core) init(blocks, k int) error {
 		t.width = uint(bits.OnesCount64(p.SearchMask()))
 		c.maxBits = max(c.maxBits, min(t.width, maxBucketBits))
 		t.bits = min(t.width, c.bbits)
-		t.buckets = make([][]uint64, 1<<t.bits)
+		t.reset(t.bits, make([]bucketMeta, 1<<t.bits), room)
 	}
 	return nil
 }
@@ -366,18 +521,31 @@ func mix(x uint64) uint64 {
 	return x
 }
 
+// slotMask returns the mask of the slot bits of an id table entry.
+func (c *core) slotMask() uint32 { return uint32(uint64(1)<<c.idSlotBits - 1) }
+
+// slotOf returns the slot of a non-empty id table entry.
+func (c *core) slotOf(e uint32) uint32 { return e&c.slotMask() - 1 }
+
+// idEntry returns the id table entry of id in slot.
+func (c *core) idEntry(id uint64, slot uint32) uint32 {
+	return uint32(mix(id))&^c.slotMask() | (slot + 1)
+}
+
 // find returns id's position in the id table and its slot, or the empty position where it
 // would go.
 func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
-	mask := len(c.idTab) - 1
-	i := int(mix(id) >> (c.idShift & 63))
+	h := mix(id)
+	mask, sm := len(c.idTab)-1, c.slotMask()
+	tag := uint32(h) &^ sm
+	i := int(h >> (c.idShift & 63))
 	for {
-		s := c.idTab[i]
-		if s == 0 {
+		e := c.idTab[i]
+		if e == 0 {
 			return i, 0, false
 		}
-		if c.id(s-1) == id {
-			return i, s - 1, true
+		if e&^sm == tag && c.id(e&sm-1) == id {
+			return i, e&sm - 1, true
 		}
 		i = (i + 1) & mask
 	}
@@ -392,16 +560,28 @@ func (c *core) lookup(id uint64) (uint32, bool) {
 	return s, ok
 }
 
-// growIDTable resizes the id table to size (a power of two) and reinserts every id.
-func (c *core) growIDTable(size int) {
-	old := c.idTab
+// rebuildIDTable makes an id table of size entries (a power of two) with slotBits slot
+// bits and inserts every live id, visiting the slots in order so that their ids are read
+// sequentially.
+func (c *core) rebuildIDTable(size int, slotBits uint) {
+	c.idTab = nil // let the old table go first
 	c.idTab = make([]uint32, size)
 	c.idShift = uint(64 - bits.TrailingZeros(uint(size)))
-	for _, s := range old {
-		if s != 0 {
-			pos, _, _ := c.find(c.id(s - 1))
-			c.idTab[pos] = s
+	c.idSlotBits = slotBits
+	var free []uint64 // bit set of the free slots
+	if len(c.free) > 0 {
+		free = make([]uint64, (c.nslots+63)/64)
+		for _, s := range c.free {
+			free[s/64] |= 1 << (s % 64)
 		}
+	}
+	for s := range uint32(c.nslots) {
+		if free != nil && free[s/64]&(1<<(s%64)) != 0 {
+			continue
+		}
+		id := c.id(s)
+		pos, _, _ := c.find(id)
+		c.idTab[pos] = c.idEntry(id, s)
 	}
 }
 
@@ -410,13 +590,13 @@ func (c *core) growIDTable(size int) {
 func (c *core) deleteAt(i int) {
 	mask := len(c.idTab) - 1
 	for j := (i + 1) & mask; ; j = (j + 1) & mask {
-		s := c.idTab[j]
-		if s == 0 {
+		e := c.idTab[j]
+		if e == 0 {
 			break
 		}
-		home := int(mix(c.id(s-1)) >> (c.idShift & 63))
+		home := int(mix(c.id(c.slotOf(e))) >> (c.idShift & 63))
 		if (j-home)&mask >= (j-i)&mask {
-			c.idTab[i] = s
+			c.idTab[i] = e
 			i = j
 		}
 	}
@@ -430,6 +610,12 @@ func idTableSize(n int) int {
 		size *= 2
 	}
 	return size
+}
+
+// idSlotBits returns the slot bits an id table needs for nslots slots: at least 16, and
+// enough for slot+1 of every slot.
+func idSlotBits(nslots int) uint {
+	return max(16, uint(bits.Len64(uint64(nslots))))
 }
 
 // add indexes fp under id.
@@ -446,9 +632,6 @@ func (c *core) add(id, fp uint64) {
 			return
 		}
 	}
-	if (c.n+1)*4 > len(c.idTab)*3 {
-		c.growIDTable(idTableSize(c.n + 1))
-	}
 	var slot uint32
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]
@@ -457,9 +640,14 @@ func (c *core) add(id, fp uint64) {
 	} else {
 		slot = c.slots.append(id, fp)
 	}
-	pos, _, _ := c.find(id)
-	c.idTab[pos] = slot + 1
-	c.n++
+	if size, sb := idTableSize(c.n+1), idSlotBits(c.nslots); size > len(c.idTab) || sb > c.idSlotBits {
+		c.n++ // the new slot is live for the rebuild
+		c.rebuildIDTable(size, sb)
+	} else {
+		pos, _, _ := c.find(id)
+		c.idTab[pos] = c.idEntry(id, slot)
+		c.n++
+	}
 	c.link(slot, fp)
 	if c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		c.rebucket(c.bbits + 1)
@@ -487,8 +675,7 @@ func (c *core) remove(id uint64) bool {
 func (c *core) link(slot uint32, fp uint64) {
 	for i := range c.tabs {
 		t := &c.tabs[i]
-		b, e := t.entry(t.perm.Apply(fp), slot)
-		t.buckets[b] = bucketAppend(t.buckets[b], e)
+		t.add(t.entry(t.perm.Apply(fp), slot))
 	}
 }
 
@@ -496,8 +683,7 @@ func (c *core) link(slot uint32, fp uint64) {
 func (c *core) unlink(slot uint32, fp uint64) {
 	for i := range c.tabs {
 		t := &c.tabs[i]
-		b, e := t.entry(t.perm.Apply(fp), slot)
-		t.buckets[b] = bucketRemove(t.buckets[b], e)
+		t.remove(t.entry(t.perm.Apply(fp), slot))
 	}
 }
 
@@ -511,10 +697,10 @@ func (c *core) rebucket(bbits uint) {
 		if nb == t.bits {
 			continue
 		}
-		old := t.buckets
-		c.fill(t, nb, func(yield func(uint32) bool) {
-			for _, bk := range old {
-				for _, e := range bk {
+		old := *t
+		c.fill(t, nb, room, func(yield func(uint32) bool) {
+			for b := range old.meta {
+				for _, e := range old.bucket(b) {
 					if !yield(uint32(e)) {
 						return
 					}
@@ -524,35 +710,26 @@ func (c *core) rebucket(bbits uint) {
 	}
 }
 
-// fill replaces t's buckets by 1<<nb buckets holding the given slots, each bucket sized
-// exactly (up to the allocator's size class).
-func (c *core) fill(t *table, nb uint, slots iter.Seq[uint32]) {
-	t.bits = nb
-	counts := make([]uint32, 1<<nb)
+// fill replaces t's buckets by 1<<nb buckets holding the given slots, with roomFor(n)
+// free entries after a bucket of n.
+func (c *core) fill(t *table, nb uint, roomFor func(int) int, slots iter.Seq[uint32]) {
+	meta := make([]bucketMeta, 1<<nb)
 	for s := range slots {
-		b, _ := t.entry(t.perm.Apply(c.fp(s)), s)
-		counts[b]++
+		b := int(t.perm.Apply(c.fp(s)) >> ((64 - nb) & 63))
+		meta[b].n++
 	}
-	bks := make([][]uint64, 1<<nb)
-	for b, n := range counts {
-		bks[b] = makeBucket(int(n))
-	}
+	t.reset(nb, meta, roomFor)
 	for s := range slots {
-		b, e := t.entry(t.perm.Apply(c.fp(s)), s)
-		bks[b] = append(bks[b], e)
+		t.place(t.entry(t.perm.Apply(c.fp(s)), s))
 	}
-	t.buckets = bks
 }
 
 // build indexes every slot of c.slots, which ReadIndex has just filled with distinct ids,
-// into an empty core: the bulk path, with every bucket sized exactly.
+// into an empty core: the bulk path. Buckets get no room to grow, the least memory for an
+// index that is mostly read; the first add to a segment lays it out with room.
 func (c *core) build() {
 	c.n = c.nslots
-	c.growIDTable(idTableSize(c.n))
-	for s := range uint32(c.n) {
-		pos, _, _ := c.find(c.id(s))
-		c.idTab[pos] = s + 1
-	}
+	c.rebuildIDTable(idTableSize(c.n), idSlotBits(c.nslots))
 	for c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		c.bbits++
 	}
@@ -565,7 +742,7 @@ func (c *core) build() {
 	}
 	for i := range c.tabs {
 		t := &c.tabs[i]
-		c.fill(t, min(c.bbits, t.width), all)
+		c.fill(t, min(c.bbits, t.width), func(int) int { return 0 }, all)
 	}
 }
 
@@ -587,7 +764,7 @@ func (c *core) appendQuery(dst []Match, fp uint64, k int) []Match {
 			continue
 		}
 		p := t.perm.Apply(fp)
-		ls.bk[ls.n] = t.buckets[p>>((64-t.bits)&63)]
+		ls.bk[ls.n] = t.bucket(int(p >> ((64 - t.bits) & 63)))
 		ls.sig[ls.n] = uint32(p << (t.bits & 63) >> 32)
 		ls.tab[ls.n] = i
 		if ls.n++; ls.n == 4 {
@@ -680,9 +857,10 @@ func (c *core) memoryUsage() int64 {
 	n += int64(cap(c.free)+cap(c.idTab)) * 4
 	for i := range c.tabs {
 		t := &c.tabs[i]
-		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.buckets))*header
-		for _, bk := range t.buckets {
-			n += int64(cap(bk)) * 8
+		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.meta))*int64(unsafe.Sizeof(bucketMeta{}))
+		n += int64(cap(t.segs))*header + int64(cap(t.used))*4
+		for _, seg := range t.segs {
+			n += int64(cap(seg)) * 8
 		}
 	}
 	return n

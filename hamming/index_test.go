@@ -139,12 +139,15 @@ func checkInvariants(t *testing.T, x *Index) {
 	}
 	live := make([]bool, c.nslots)
 	n := 0
-	for pos, s := range c.idTab {
-		if s == 0 {
+	for pos, e := range c.idTab {
+		if e == 0 {
 			continue
 		}
 		n++
-		slot := s - 1
+		slot := c.slotOf(e)
+		if e != c.idEntry(c.id(slot), slot) {
+			t.Fatalf("id table entry %#x at %d is not the entry %#x of slot %d", e, pos, c.idEntry(c.id(slot), slot), slot)
+		}
 		if live[slot] {
 			t.Fatalf("slot %d appears twice in the id table", slot)
 		}
@@ -169,15 +172,20 @@ func checkInvariants(t *testing.T, x *Index) {
 	}
 	for ti := range c.tabs {
 		tab := &c.tabs[ti]
-		if tab.bits != min(c.bbits, tab.width) || len(tab.buckets) != 1<<tab.bits {
-			t.Fatalf("table %d: %d bits, %d buckets; bbits %d width %d", ti, tab.bits, len(tab.buckets), c.bbits, tab.width)
+		if tab.bits != min(c.bbits, tab.width) || len(tab.meta) != 1<<tab.bits || len(tab.segs)<<tab.segShift != len(tab.meta) {
+			t.Fatalf("table %d: %d bits, %d buckets, %d segments; bbits %d width %d", ti, tab.bits, len(tab.meta), len(tab.segs), c.bbits, tab.width)
 		}
 		seen := make([]bool, c.nslots)
-		for b, bk := range tab.buckets {
-			if bk != nil && len(bk) == 0 {
-				t.Fatalf("table %d: empty bucket %d holds memory", ti, b)
+		used := make([]uint32, len(tab.segs))
+		for b, m := range tab.meta {
+			if b&(1<<tab.segShift-1) == 0 && m.off != 0 {
+				t.Fatalf("table %d: first bucket %d of a segment starts at %d", ti, b, m.off)
 			}
-			for _, e := range bk {
+			if end := tab.end(b); m.off+m.n > end || end > uint32(len(tab.segs[b>>tab.segShift])) {
+				t.Fatalf("table %d: bucket %d at [%d, %d+%d) overruns its room up to %d", ti, b, m.off, m.off, m.n, end)
+			}
+			used[b>>tab.segShift] += m.n
+			for _, e := range tab.bucket(b) {
 				s := uint32(e)
 				if !live[s] || seen[s] {
 					t.Fatalf("table %d: slot %d dead or repeated", ti, s)
@@ -188,6 +196,9 @@ func checkInvariants(t *testing.T, x *Index) {
 					t.Fatalf("table %d: slot %d in bucket %d as %#x, want %d, %#x", ti, s, b, e, wb, we)
 				}
 			}
+		}
+		if !slices.Equal(used, tab.used) {
+			t.Fatalf("table %d: segment counts %v, want %v", ti, tab.used, used)
 		}
 		for s := range live {
 			if live[s] && !seen[s] {
@@ -524,8 +535,8 @@ func TestIndexMemoryUsage(t *testing.T) {
 	}
 	entries := func() (n int64) {
 		for _, tab := range x.c.tabs {
-			for _, bk := range tab.buckets {
-				n += int64(cap(bk)) * 8
+			for _, seg := range tab.segs {
+				n += int64(cap(seg)) * 8
 			}
 		}
 		return n

@@ -49,9 +49,9 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 		blocks, k = c.d.blocks, c.d.k
 	}
 	ids := make([]uint64, 0, c.n)
-	for _, s := range c.idTab {
-		if s != 0 {
-			ids = append(ids, c.id(s-1))
+	for _, e := range c.idTab {
+		if e != 0 {
+			ids = append(ids, c.id(c.slotOf(e)))
 		}
 	}
 	slices.Sort(ids)
