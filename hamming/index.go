@@ -188,6 +188,7 @@ type core struct {
 	idShift    uint
 	idSlotBits uint
 	n          int
+	touch      uint32 // a sum of words loaded ahead of use, stored so the loads stay
 }
 
 // slotChunkBits sets the slot chunk size: 4096 slots, 32 KiB per array.
@@ -309,14 +310,13 @@ func (t *table) add(b int, e uint64) {
 	t.used[s]++
 }
 
-// remove deletes e from bucket b, moving the bucket's last entry into its place, and lays
-// out the segment anew when it falls below a quarter full.
-func (t *table) remove(b int, e uint64) {
-	bk := t.bucket(b)
-	j := slices.Index(bk, e)
+// removeAt deletes entry j of bucket b, moving the bucket's last entry into its place,
+// and lays out the segment anew when it falls below a quarter full.
+func (t *table) removeAt(b, j int) {
 	if j < 0 {
 		panic("hamming: index corrupt: slot missing from its bucket")
 	}
+	bk := t.bucket(b)
 	bk[j] = bk[len(bk)-1]
 	t.meta[b].n--
 	s := b >> t.segShift
@@ -575,13 +575,27 @@ func (c *core) rebuildIDTable(size int, slotBits uint) {
 			free[s/64] |= 1 << (s % 64)
 		}
 	}
-	for s := range uint32(c.nslots) {
-		if free != nil && free[s/64]&(1<<(s%64)) != 0 {
-			continue
+	// Insert in batches: load the home line of every id of a batch first, so that those
+	// cache misses overlap, then insert (a random insert is otherwise a miss each).
+	const batch = 32
+	var homes [batch]int
+	mask := len(c.idTab) - 1
+	for lo := uint32(0); lo < uint32(c.nslots); lo += batch {
+		hi := min(lo+batch, uint32(c.nslots))
+		var touch uint32
+		for s := lo; s < hi; s++ {
+			homes[s-lo] = int(mix(c.id(s)) >> (c.idShift & 63))
+			touch += c.idTab[homes[s-lo]&mask]
 		}
-		id := c.id(s)
-		pos, _, _ := c.find(id)
-		c.idTab[pos] = c.idEntry(id, s)
+		for s := lo; s < hi; s++ {
+			if free != nil && free[s/64]&(1<<(s%64)) != 0 {
+				continue
+			}
+			id := c.id(s)
+			pos, _, _ := c.find(id)
+			c.idTab[pos] = c.idEntry(id, s)
+		}
+		c.touch += touch
 	}
 }
 
@@ -679,12 +693,61 @@ func (c *core) link(slot uint32, fp uint64) {
 	}
 }
 
-// unlink removes slot, holding fp, from every table.
+// unlink removes slot, holding fp, from every table. Like a query, it searches the
+// buckets of four tables in lockstep.
 func (c *core) unlink(slot uint32, fp uint64) {
+	var bs [4]int
+	var es [4]uint64
+	var ls lanes
 	for i := range c.tabs {
 		t := &c.tabs[i]
-		t.remove(t.entry(t.perm.Apply(fp), slot))
+		bs[ls.n], es[ls.n] = t.entry(t.perm.Apply(fp), slot)
+		ls.bk[ls.n], ls.tab[ls.n] = t.bucket(bs[ls.n]), i
+		if ls.n++; ls.n == 4 || i == len(c.tabs)-1 {
+			js := ls.index(&es)
+			for l := range ls.n {
+				c.tabs[ls.tab[l]].removeAt(bs[l], js[l])
+			}
+			ls.n = 0
+		}
 	}
+}
+
+// index returns the position of es[i] in bucket ls.bk[i] for each of the first ls.n
+// lanes, searching four lanes in lockstep.
+func (ls *lanes) index(es *[4]uint64) [4]int {
+	js := [4]int{-1, -1, -1, -1}
+	m := 0
+	if ls.n == 4 {
+		b0, b1, b2, b3 := ls.bk[0], ls.bk[1], ls.bk[2], ls.bk[3]
+		m = min(len(b0), len(b1), len(b2), len(b3))
+		b0, b1, b2, b3 = b0[:m], b1[:m], b2[:m], b3[:m]
+		for j := range m {
+			if b0[j] == es[0] {
+				js[0] = j
+			}
+			if b1[j] == es[1] {
+				js[1] = j
+			}
+			if b2[j] == es[2] {
+				js[2] = j
+			}
+			if b3[j] == es[3] {
+				js[3] = j
+			}
+			if j&7 == 7 && min(js[0], js[1], js[2], js[3]) >= 0 {
+				return js
+			}
+		}
+	}
+	for l := range ls.n {
+		if js[l] < 0 {
+			if j := slices.Index(ls.bk[l][m:], es[l]); j >= 0 {
+				js[l] = m + j
+			}
+		}
+	}
+	return js
 }
 
 // rebucket rebuilds every table with bbits bucket bits (capped by its prefix width), one
