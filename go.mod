@@ -2,4 +2,14 @@ module github.com/neardup/neardup
 
 go 1.26.8
 
-require github.com/cespare/xxhash/v2 v2.3.0
+require (
+	github.com/cespare/xxhash/v2 v2.3.0
+	// uax29: Unicode word boundaries (UAX #29) for package shingle, conformance-tested
+	// against the Unicode test suite, allocation-free, maintained; hand-writing the
+	// rules (extend/format chars, Katakana, Hebrew, emoji, regional indicators) is how
+	// tokenizers go wrong. shingle's ASCII fast path is checked against it.
+	github.com/clipperhouse/uax29/v2 v2.7.0
+	// x/text: NFKC/NFD (unicode/norm) and full Unicode case folding (cases.Fold) for
+	// package shingle.
+	golang.org/x/text v0.43.0
+)

@@ -1,0 +1,402 @@
+package shingle
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/words"
+)
+
+// Limits of the token stage.
+const (
+	// maxSegment is the longest segment in bytes: longer words (base64 blobs, long
+	// runs without boundaries) are cut into pieces of at most this many bytes, so that
+	// memory stays bounded on any input.
+	maxSegment = 256
+	// maskLookahead is how many bytes a date or time may need, including the character
+	// after it.
+	maskLookahead = 40
+)
+
+// Classes of ASCII bytes for the word-boundary fast path.
+const (
+	cLetter    = 1 << iota // A-Z a-z: ALetter
+	cDigit                 // 0-9: Numeric
+	cUnder                 // _: ExtendNumLet
+	cPunct                 // other printable non-alphanumerics: punctuation or symbols
+	cMidLetter             // . ' : (MidNumLet, Single_Quote, MidLetter): join letters
+	cMidNum                // . ' , ; (MidNumLet, Single_Quote, MidNum): join digits
+	cMaskStart             // a digit or the first letter of an English month name
+	cHigh                  // not ASCII
+
+	cWord = cLetter | cDigit | cUnder
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			t[c] = cLetter
+		case '0' <= c && c <= '9':
+			t[c] = cDigit | cMaskStart
+		case c == '_':
+			t[c] = cUnder | cPunct
+		case '!' <= c && c <= '~':
+			t[c] = cPunct
+		}
+	}
+	for _, c := range ".':" {
+		t[c] |= cMidLetter
+	}
+	for _, c := range ".',;" {
+		t[c] |= cMidNum
+	}
+	for _, c := range "adfjmnosADFJMNOS" {
+		t[c] |= cMaskStart
+	}
+	return t
+}()
+
+// byteClass is asciiClass extended to every byte value: cHigh for the non-ASCII ones.
+var byteClass = func() (t [256]uint8) {
+	copy(t[:], asciiClass[:])
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = cHigh
+	}
+	return t
+}()
+
+// Flags of a word segment that tell whether it needs editing.
+const (
+	fPunct = 1 << iota // contains punctuation, symbols or format characters
+	fDigit             // contains a decimal digit
+	fCJK               // contains a Han, Hiragana, Katakana or Hangul character
+)
+
+// segment consumes the normalized text s.norm[s.np:] segment by segment, passing words,
+// punctuation and separators on, and stops where it needs more text to decide (unless
+// atEOF) or when the consumer asked to stop. Segments are UAX #29 word-boundary
+// segments: an ASCII fast path finds them where the text around is ASCII, and the uax29
+// package everywhere else (TestASCIIFastPath checks that the two agree).
+func (s *Shingler) segment(atEOF bool) {
+	b := s.norm
+	p := s.np
+	for p < len(b) && !s.stopped {
+		if c := b[p]; c < utf8.RuneSelf {
+			cl := asciiClass[c]
+			if cl&cWord != 0 {
+				if s.opt.MaskNumbers && cl&cMaskStart != 0 {
+					if !atEOF && len(b)-p < maskLookahead {
+						break
+					}
+					if n, ph := matchMask(b[p:]); n > 0 {
+						s.token(ph)
+						p += n
+						continue
+					}
+				}
+				end, flags := scanASCIIWord(b, p, atEOF)
+				if end == len(b) && !atEOF && end-p < maxSegment {
+					break // the word may go on
+				}
+				if end > 0 {
+					s.word(b[p:end], flags)
+					p = end
+					continue
+				}
+				// end < 0: a non-ASCII character is involved; fall through to UAX #29.
+			} else {
+				if p+1 == len(b) && !atEOF {
+					break // a combining mark may follow
+				}
+				if p+1 == len(b) || b[p+1] < utf8.RuneSelf {
+					if cl&cPunct != 0 {
+						s.punct(b[p : p+1])
+					} else {
+						s.separator()
+					}
+					p++
+					continue
+				}
+			}
+		}
+		adv, _, _ := words.SplitFunc(b[p:], atEOF)
+		if adv == 0 {
+			if !atEOF && len(b)-p < maxSegment {
+				break
+			}
+			adv = len(b) - p
+		}
+		if adv > maxSegment {
+			adv = runeCut(b[p:], maxSegment)
+		}
+		s.general(b[p : p+adv])
+		p += adv
+	}
+	s.np = p
+}
+
+// runeCut returns the largest n <= max at which b can be cut between two runes.
+func runeCut(b []byte, max int) int {
+	n := max
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	if n == 0 {
+		return max // no rune start at all: invalid bytes, each a rune of its own
+	}
+	return n
+}
+
+// scanASCIIWord returns the end of the UAX #29 word segment that starts with the ASCII
+// letter, digit or underscore b[p], and flags for its content. The rules that apply to
+// ASCII are WB5, WB8-WB10 and WB13a/b (letters, digits and underscores join) and
+// WB6/WB7 and WB11/WB12 (one . ' or : between letters, one . ' , or ; between digits
+// joins). It returns -1 when a non-ASCII character decides the end, and len(b) when the
+// end of b is reached before the end is known and atEOF is false. Segments are cut at
+// maxSegment bytes.
+func scanASCIIWord(b []byte, p int, atEOF bool) (end int, flags uint8) {
+	lim := min(len(b), p+maxSegment)
+	var acc uint8 // the classes seen
+	i := p
+	for {
+		for i < lim {
+			cl := byteClass[b[i]]
+			if cl&cWord == 0 {
+				break
+			}
+			acc |= cl
+			i++
+		}
+		if acc&cDigit != 0 {
+			flags |= fDigit
+		}
+		if acc&cUnder != 0 {
+			flags |= fPunct
+		}
+		switch {
+		case i == lim && lim-p == maxSegment:
+			return i, flags
+		case i == len(b):
+			return i, flags // the caller knows whether the word may go on
+		}
+		cl := byteClass[b[i]]
+		if cl&cHigh != 0 {
+			return -1, 0
+		}
+		if cl&(cMidLetter|cMidNum) == 0 {
+			return i, flags
+		}
+		if i+1 == len(b) {
+			if atEOF {
+				return i, flags
+			}
+			return len(b), flags
+		}
+		next := byteClass[b[i+1]]
+		if next&cHigh != 0 {
+			return -1, 0
+		}
+		prev := byteClass[b[i-1]]
+		if prev&cLetter != 0 && cl&cMidLetter != 0 && next&cLetter != 0 ||
+			prev&cDigit != 0 && cl&cMidNum != 0 && next&cDigit != 0 {
+			flags |= fPunct
+			i += 2
+			if i > lim {
+				return lim, flags
+			}
+			continue
+		}
+		return i, flags
+	}
+}
+
+// general classifies a segment found by the uax29 package: a word if it has a letter or
+// a number, punctuation if it has punctuation or a symbol, else a separator (spaces,
+// controls, stray marks).
+func (s *Shingler) general(seg []byte) {
+	var word, punct bool
+	var flags uint8
+	for i := 0; i < len(seg); {
+		c := seg[i]
+		if c < utf8.RuneSelf {
+			cl := asciiClass[c]
+			switch {
+			case cl&cDigit != 0:
+				word = true
+				flags |= fDigit
+			case cl&cLetter != 0:
+				word = true
+			case cl&cPunct != 0:
+				punct = true
+				flags |= fPunct
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(seg[i:])
+		i += size
+		switch {
+		case unicode.IsLetter(r):
+			word = true
+			if isCJK(r) {
+				flags |= fCJK
+			}
+		case unicode.IsDigit(r):
+			word = true
+			flags |= fDigit
+		case unicode.IsNumber(r):
+			word = true
+		case unicode.IsPunct(r) || unicode.IsSymbol(r):
+			punct = true
+			flags |= fPunct
+		case unicode.Is(unicode.Cf, r):
+			flags |= fPunct
+		case isCJK(r): // the prolonged sound mark is not a letter
+			flags |= fCJK
+		}
+	}
+	switch {
+	case word:
+		s.word(seg, flags)
+	case punct:
+		s.punct(seg)
+	default:
+		s.separator()
+	}
+}
+
+// isCJK reports whether r is written without spaces between words in Chinese, Japanese
+// or Korean text: Han, Hiragana, Katakana (with the prolonged sound mark) or Hangul.
+func isCJK(r rune) bool {
+	return r >= 0x1100 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 0x30FC)
+}
+
+// word passes on a word segment after removing punctuation, masking digits and
+// splitting CJK characters as configured.
+func (s *Shingler) word(seg []byte, flags uint8) {
+	if flags&fPunct != 0 && !s.opt.KeepPunct || flags&fDigit != 0 && s.opt.MaskNumbers {
+		seg = s.edit(seg)
+		if len(seg) == 0 {
+			s.separator()
+			return
+		}
+	}
+	if flags&fCJK != 0 && !s.opt.NoCJK {
+		s.splitCJK(seg)
+		return
+	}
+	s.token(seg)
+}
+
+// edit returns seg without punctuation, symbols and format characters (unless
+// KeepPunct) and with every run of digits, including single separators between digits,
+// replaced by "0" (if MaskNumbers). The result is in s.tok.
+func (s *Shingler) edit(seg []byte) []byte {
+	t := s.tok[:0]
+	mask, drop := s.opt.MaskNumbers, !s.opt.KeepPunct
+	inNum := false
+	for i := 0; i < len(seg); {
+		r, size := rune(seg[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(seg[i:])
+		}
+		switch {
+		case mask && ('0' <= r && r <= '9' || r >= utf8.RuneSelf && unicode.IsDigit(r)):
+			if !inNum {
+				t = append(t, '0')
+				inNum = true
+			}
+		case mask && inNum && (r == '.' || r == ',' || r == '\'' || r == ';') && i+1 < len(seg) && '0' <= seg[i+1] && seg[i+1] <= '9':
+			// a separator inside a number
+		case drop && isPunct(r):
+			inNum = false
+		default:
+			inNum = false
+			t = append(t, seg[i:i+size]...)
+		}
+		i += size
+	}
+	s.tok = t
+	return t
+}
+
+// isPunct reports whether r is punctuation, a symbol or an invisible format character.
+func isPunct(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiClass[r]&cPunct != 0
+	}
+	return unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.Is(unicode.Cf, r)
+}
+
+// splitCJK passes on each CJK character of seg (with any marks after it) as a word of
+// its own, and the runs of other characters between them as words.
+func (s *Shingler) splitCJK(seg []byte) {
+	start := 0 // of the pending non-CJK run
+	for i := 0; i < len(seg) && !s.stopped; {
+		r, size := utf8.DecodeRune(seg[i:])
+		if !isCJK(r) {
+			i += size
+			continue
+		}
+		if start < i {
+			s.token(seg[start:i])
+		}
+		j := i + size
+		for j < len(seg) {
+			m, n := utf8.DecodeRune(seg[j:])
+			if !unicode.IsMark(m) {
+				break
+			}
+			j += n
+		}
+		s.token(seg[i:j])
+		i, start = j, j
+	}
+	if start < len(seg) && !s.stopped {
+		s.token(seg[start:])
+	}
+}
+
+// punct passes on a segment of punctuation or symbols: a token if KeepPunct, else a
+// separator.
+func (s *Shingler) punct(seg []byte) {
+	if s.opt.KeepPunct {
+		s.token(seg)
+		return
+	}
+	s.separator()
+}
+
+// separator records a word break: whitespace, or punctuation or a stop word removed.
+// It matters only to Chars, where it becomes a single space before the next word.
+func (s *Shingler) separator() {
+	s.sep = true
+}
+
+// token passes on one word: dropped if it is a stop word, else pushed into the
+// shingle window (Words) or pushed code point by code point (Chars).
+func (s *Shingler) token(t []byte) {
+	if s.stop != nil {
+		if _, ok := s.stop[string(t)]; ok {
+			s.separator()
+			return
+		}
+	}
+	if s.opt.Unit == Words {
+		s.push(t)
+		return
+	}
+	if s.sep && s.units > 0 {
+		s.push(s.space[:])
+	}
+	s.sep = false
+	for i := 0; i < len(t) && !s.stopped; {
+		size := 1
+		if t[i] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRune(t[i:])
+		}
+		s.push(t[i : i+size])
+		i += size
+	}
+}

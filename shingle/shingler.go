@@ -1,0 +1,335 @@
+package shingle
+
+import (
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// window is how many bytes of raw text are normalized at a time. Both the string and the
+// reader paths cut the input into the same windows, so that they give the same features.
+const window = 32 << 10
+
+// Feature is a hashed shingle and its weight.
+type Feature struct {
+	Hash   uint64
+	Weight float64
+}
+
+// Shingler turns text into features with fixed Options. It keeps its buffers between
+// calls, so a reused Shingler hashes text without allocating once its buffers have grown
+// to the longest text (for sets) or window seen. A Shingler is not safe for concurrent
+// use; make one per goroutine. The zero value is not usable: call New.
+type Shingler struct {
+	opt  Options
+	k    int
+	z    normalizer
+	stop map[string]struct{}
+
+	norm  []byte // normalized text; s.norm[s.np:] is not segmented yet
+	np    int
+	tok   []byte  // an edited token
+	space [1]byte // the unit between words in Chars
+	sep   bool    // Chars: a word break is pending
+
+	// The shingle window: the last k units, joined by single spaces for Words, in
+	// win[starts[head]:] once k units have been pushed.
+	win    []byte
+	starts []int
+	head   int
+	units  int // units pushed in this text
+	sepOut bool
+
+	out     []uint64 // the features of the text are out[base:]
+	base    int
+	yield   func([]byte) bool // Tokens: where units go instead of the window
+	stopped bool
+	digest  *xxhash.Digest
+
+	rbuf   []byte   // reader path: raw text
+	hashes []uint64 // AppendWeighted: features before weighting
+	sorter sorter
+}
+
+// New returns a Shingler for opt, or an error wrapping ErrOptions that says which option
+// to change. It normalizes the stop-word list once, with the same options as the text.
+func New(opt Options) (*Shingler, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	s := newShingler(opt)
+	if !opt.RemoveStopWords {
+		return s, nil
+	}
+	list := opt.StopWords
+	if list == nil {
+		list = englishStopWords()
+	}
+	// Normalize the list as words, with the text's options.
+	wopt := opt
+	wopt.Unit, wopt.RemoveStopWords, wopt.StopWords = Words, false, nil
+	n := newShingler(wopt)
+	s.stop = make(map[string]struct{}, len(list))
+	for _, w := range list {
+		var got []string
+		for t := range n.Tokens(w) {
+			got = append(got, string(t))
+		}
+		switch len(got) {
+		case 0: // only punctuation: nothing to remove
+		case 1:
+			s.stop[got[0]] = struct{}{}
+		default:
+			return nil, fmt.Errorf("%w: stop word %q is %d words after normalization %q; give single words", ErrOptions, w, len(got), got)
+		}
+	}
+	return s, nil
+}
+
+func newShingler(opt Options) *Shingler {
+	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}}
+	s.z.init(&opt)
+	s.starts = make([]int, s.k)
+	s.sepOut = opt.Unit == Words
+	if opt.Seed != 0 {
+		s.digest = xxhash.NewWithSeed(opt.Seed)
+	}
+	return s
+}
+
+// Hashes returns the feature hashes of text under opt: AppendHashes with a new
+// Shingler. Use a Shingler for many texts.
+func Hashes(text string, opt Options) ([]uint64, error) {
+	s, err := New(opt)
+	if err != nil {
+		return nil, err
+	}
+	return s.AppendHashes(nil, text), nil
+}
+
+// AppendHashes appends the feature hashes of text to dst and returns the extended
+// slice. As a set (the default) the appended hashes are distinct and sorted in
+// ascending order, which costs a radix sort of all the shingles of the text (about a
+// fifth of the time of shingling); as a bag they are every shingle, in text order.
+// Options.Weighting is ignored. AppendHashes does not keep dst or text, and allocates
+// only to grow dst and the Shingler's buffers.
+func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
+	s.begin(dst)
+	s.runString(text)
+	return s.end()
+}
+
+// AppendHashesReader is AppendHashes for the text that r yields until io.EOF. It reads
+// in windows of 32 KiB, so memory stays bounded apart from dst (and, for sets, the
+// features are compacted as they arrive, so that dst holds little more than the distinct
+// features). It gives the same hashes as AppendHashes of the whole text. On a read error
+// it returns dst unchanged (its length restored) and the error.
+func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, error) {
+	s.begin(dst)
+	n := len(dst)
+	if cap(s.rbuf) < 2*window {
+		s.rbuf = make([]byte, 0, 2*window)
+	}
+	buf := s.rbuf[:0]
+	eof := false
+	compactAt := len(s.out) + 1<<16
+	for {
+		for !eof && len(buf) <= window {
+			m, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+m]
+			switch {
+			case err == io.EOF:
+				eof = true
+			case err != nil:
+				s.reset()
+				return s.out[:n], err
+			}
+		}
+		final := eof && len(buf) <= window
+		w := buf[:min(len(buf), window)]
+		c := len(w)
+		if !final {
+			c = cut(&s.z, w)
+		}
+		feed(s, w[:c], final)
+		if final {
+			break
+		}
+		buf = buf[:copy(buf, buf[c:])]
+		if !s.opt.Bag && len(s.out) >= compactAt {
+			s.out = s.out[:s.base+s.sorter.sortUnique(s.out[s.base:])]
+			compactAt = s.base + 2*(len(s.out)-s.base) + 1<<16
+		}
+	}
+	s.rbuf = buf[:0]
+	return s.end(), nil
+}
+
+// AppendWeighted appends the features of text with their weights (Options.Weighting)
+// to dst and returns the extended slice: one Feature per distinct shingle, sorted by
+// hash, unless Bag is set (then one per shingle in text order, which TF and TFIDF do not
+// allow). This is what a weighted SimHash sums; without weights, it is AppendHashes with
+// weight 1. It does not keep dst or text.
+func (s *Shingler) AppendWeighted(dst []Feature, text string) []Feature {
+	s.begin(s.hashes[:0])
+	s.runString(text)
+	s.flushShort()
+	hs := s.out
+	s.out = nil
+	s.reset()
+	if !s.opt.Bag {
+		s.sorter.sort(hs)
+	}
+	for i := 0; i < len(hs); {
+		h, n := hs[i], 1
+		if !s.opt.Bag {
+			for i+n < len(hs) && hs[i+n] == h {
+				n++
+			}
+		}
+		var w float64
+		switch s.opt.Weighting {
+		case Uniform:
+			w = 1
+		case TF:
+			w = float64(n)
+		case IDF:
+			w = s.opt.IDF.weight(h)
+		case TFIDF:
+			w = float64(n) * s.opt.IDF.weight(h)
+		}
+		dst = append(dst, Feature{Hash: h, Weight: w})
+		i += n
+	}
+	s.hashes = hs[:0]
+	return dst
+}
+
+// Tokens returns an iterator over the units of text after normalization: the words
+// (Words) or code points, including the single spaces between words (Chars), that
+// shingles are made of. The yielded slice is valid only until the next step of the
+// iteration. It is for tests and for showing what a Shingler sees; Tokens must not be
+// used while another method of s runs.
+func (s *Shingler) Tokens(text string) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		s.begin(nil)
+		s.yield = yield
+		s.runString(text)
+		s.yield = nil
+		s.reset()
+	}
+}
+
+// begin prepares for a text whose features are appended to dst.
+func (s *Shingler) begin(dst []uint64) {
+	s.reset()
+	s.out, s.base = dst, len(dst)
+}
+
+func (s *Shingler) reset() {
+	s.norm, s.np = s.norm[:0], 0
+	s.sep, s.stopped = false, false
+	s.win, s.head, s.units = s.win[:0], 0, 0
+}
+
+// end finishes the text and returns the features.
+func (s *Shingler) end() []uint64 {
+	s.flushShort()
+	out := s.out
+	if !s.opt.Bag {
+		out = out[:s.base+s.sorter.sortUnique(out[s.base:])]
+	}
+	s.out = nil
+	s.reset()
+	return out
+}
+
+// flushShort emits the single shingle of a text with fewer than k units.
+func (s *Shingler) flushShort() {
+	if s.units > 0 && s.units < s.k {
+		s.emit(s.hash(s.win))
+	}
+}
+
+// runString feeds text in windows, exactly as AppendHashesReader does.
+func (s *Shingler) runString(text string) {
+	for pos := 0; !s.stopped; {
+		w := text[pos:min(len(text), pos+window)]
+		final := pos+window >= len(text)
+		c := len(w)
+		if !final {
+			c = cut(&s.z, w)
+		}
+		feed(s, w[:c], final)
+		if final {
+			return
+		}
+		pos += c
+	}
+}
+
+// feed normalizes and segments one window of raw text.
+func feed[T ~string | ~[]byte](s *Shingler, w T, final bool) {
+	s.norm = appendNormalized(&s.z, s.norm, w)
+	s.segment(final)
+	s.norm = s.norm[:copy(s.norm, s.norm[s.np:])]
+	s.np = 0
+}
+
+// push adds one unit to the shingle window and emits the shingle it completes.
+func (s *Shingler) push(u []byte) {
+	if s.yield != nil {
+		if !s.yield(u) {
+			s.stopped = true
+		}
+		s.units++
+		return
+	}
+	if len(s.win) >= 4096 && len(s.win) >= 2*s.k*(maxSegment+1) && s.units >= s.k {
+		// Keep the last k-1 units, moved to the front.
+		next := s.head + 1
+		if next == s.k {
+			next = 0
+		}
+		from := s.starts[next]
+		if s.k == 1 {
+			from = len(s.win)
+		}
+		s.win = s.win[:copy(s.win, s.win[from:])]
+		for i := range s.starts {
+			s.starts[i] -= from
+		}
+	}
+	if s.sepOut && len(s.win) > 0 {
+		s.win = append(s.win, ' ')
+	}
+	s.starts[s.head] = len(s.win)
+	s.win = append(s.win, u...)
+	s.units++
+	if s.head++; s.head == s.k {
+		s.head = 0
+	}
+	if s.units >= s.k {
+		s.emit(s.hash(s.win[s.starts[s.head]:]))
+	}
+}
+
+// hash is the frozen feature hash: XXH64 with the seed of the shingle's bytes.
+func (s *Shingler) hash(b []byte) uint64 {
+	if s.digest == nil {
+		return xxhash.Sum64(b)
+	}
+	s.digest.ResetWithSeed(s.opt.Seed)
+	s.digest.Write(b)
+	return s.digest.Sum64()
+}
+
+// emit appends a feature hash that survives sampling.
+func (s *Shingler) emit(h uint64) {
+	if m := s.opt.SampleMod; m > 1 && h%m != 0 {
+		return
+	}
+	s.out = append(s.out, h)
+}
