@@ -1,0 +1,55 @@
+package shingle
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+)
+
+// FuzzShingler checks, for any text and option bits, that the Shingler does not panic,
+// that the reader path (fed one byte at a time, so every rune is split) gives what the
+// string path gives, that sets are sorted and distinct, that tokens are valid UTF-8 and
+// never contain a space (Words), and that a bag has one feature per shingle.
+func FuzzShingler(f *testing.F) {
+	for _, s := range []string{
+		"", "a", "The quick brown fox jumps over the lazy dog.", "don't e.g. 3.14 1,000 12:30 2024-01-31",
+		"我爱北京天安门 hello world", "ひらがなカタカナ 한국어", "Café ﬁne Straße İ ΣΟΦΟΣ", "e\u0301\u0301\u0301",
+		"\xff\xfe\xe4\xb8", "iㅏ\u0308ㅏ", "Jan 31, 2024 at 9:05 pm", strings.Repeat("ab", 200), "😀👍🏽 #tag @user",
+	} {
+		f.Add(s, uint16(0), uint8(0))
+		f.Add(s, uint16(0xffff), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, text string, bits uint16, k uint8) {
+		opt := Options{
+			Unit: Unit(bits & 1), K: int(k % 8), KeepCase: bits&2 != 0, KeepPunct: bits&4 != 0,
+			KeepAccents: bits&8 != 0, NoNFKC: bits&16 != 0, NoCJK: bits&32 != 0, MaskNumbers: bits&64 != 0,
+			RemoveStopWords: bits&128 != 0, Bag: bits&256 != 0, Seed: uint64(bits >> 9),
+		}
+		s, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.AppendHashes(nil, text)
+		fromReader, err := s.AppendHashesReader(nil, iotest.OneByteReader(strings.NewReader(text)))
+		if err != nil || !slices.Equal(got, fromReader) {
+			t.Fatalf("reader path gives %d hashes (%v), string path %d", len(fromReader), err, len(got))
+		}
+		n := 0
+		for tok := range s.Tokens(text) {
+			n++
+			if len(tok) == 0 || !utf8.Valid(tok) || opt.Unit == Words && strings.Contains(string(tok), " ") {
+				t.Fatalf("bad token %q", tok)
+			}
+		}
+		if opt.Bag {
+			want := max(n-s.k+1, min(n, 1))
+			if len(got) != want {
+				t.Fatalf("%d tokens give %d shingles in a bag, want %d", n, len(got), want)
+			}
+		} else if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Fatalf("set is not sorted and distinct: %x", got)
+		}
+	})
+}
