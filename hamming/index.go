@@ -55,12 +55,14 @@ const (
 // permuted bits below them, so a query rejects almost every candidate of a bucket without
 // touching the fingerprint itself.
 //
-// Memory is about 16 + 8*tables + 7 bytes per fingerprint (about 56 for the default
-// design); Add and Remove cost one id-table probe and one bucket update per table; Query
-// scans one bucket per table, about tables*Len()/(16*65536) entries for the default design
-// above a million fingerprints.
+// Memory is 16 bytes per fingerprint for its id and value, 8 per table (plus about 10%
+// room to grow) and 4-11 for the id table: about 58 bytes per fingerprint for the default
+// design at 10M, as MemoryUsage reports and the Go heap confirms. Add and Remove cost an
+// id-table probe and a bucket update per table; Query scans one bucket per table, about
+// Len()/65536 entries each for the default design above a million fingerprints. At 10M on
+// one core of a 2-core AMD EPYC a k=3 query takes about 2µs and an Add about 1µs.
 //
-// An Index is safe for concurrent use: one sync.RWMutex guards a single-threaded core,
+// An Index is safe for concurrent use: one sync.RWMutex guards a single-threaded core;
 // Query, AppendQuery, Fingerprint, Len, MemoryUsage and WriteTo take the read lock and run
 // in parallel, Add and Remove take the write lock. The zero value is an empty index with
 // the default options. An Index must not be copied after first use.
@@ -91,10 +93,11 @@ func NewIndex(opt IndexOptions) (*Index, error) {
 	return x, nil
 }
 
-// Add indexes fp under id, replacing the fingerprint id had. It costs one id-table probe
-// and one bucket append per table, amortized; now and then it grows the slot arrays, the
-// id table or (when Len passes 16 times the bucket count) rebuilds every table with twice
-// the buckets. Add panics when the index already holds 2^32-1 fingerprints.
+// Add indexes fp under id, replacing the fingerprint id had. It costs an id-table probe
+// and a bucket append per table; now and then it also lays out a segment of 64 buckets
+// anew, grows the id table, or (when Len passes 16 times the bucket count, up to the
+// width of the table prefixes) rebuilds every table with twice the buckets, all amortized
+// to a constant per Add. Add panics when the index already holds 2^32-1 fingerprints.
 func (x *Index) Add(id, fp uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -104,8 +107,9 @@ func (x *Index) Add(id, fp uint64) {
 	x.c.add(id, fp)
 }
 
-// Remove deletes id from the index and reports whether it was there. Its slot is reused by
-// a later Add; buckets that fall below a quarter full give memory back.
+// Remove deletes id from the index and reports whether it was there. Its slot is reused
+// by a later Add, and bucket segments that fall below a quarter full give memory back; the
+// number of buckets, the slots and the id table never shrink.
 func (x *Index) Remove(id uint64) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -151,8 +155,11 @@ func (x *Index) AppendQuery(dst []Match, fp uint64, k int) ([]Match, error) {
 	if x.c.d != nil {
 		maxK = x.c.d.k
 	}
-	if k < 0 || k > maxK {
-		return dst, fmt.Errorf("%w: query distance %d is outside [0, %d]; build the index with MaxDistance >= %d", ErrDesign, k, maxK, k)
+	switch {
+	case k < 0:
+		return dst, fmt.Errorf("%w: query distance %d is negative", ErrDesign, k)
+	case k > maxK:
+		return dst, fmt.Errorf("%w: query distance %d is above the index's MaxDistance %d; build the index with MaxDistance >= %d", ErrDesign, k, maxK, k)
 	}
 	if x.c.d == nil {
 		return dst, nil
@@ -161,9 +168,9 @@ func (x *Index) AppendQuery(dst []Match, fp uint64, k int) ([]Match, error) {
 }
 
 // MemoryUsage returns the bytes held by the index's structures, computed from their
-// capacities: the slot arrays, the free list, the id table and every table's bucket
-// headers and entries. Divide by Len for the bytes per fingerprint. It walks every bucket
-// header, so it costs about a millisecond per million buckets.
+// capacities (which include the allocator's rounding): the slots, the free list, the id
+// table, and every table's bucket metadata and segments. Divide by Len for the bytes per
+// fingerprint. It visits every segment, about 4 per 1,000 fingerprints, so it is cheap.
 func (x *Index) MemoryUsage() int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
