@@ -1,0 +1,58 @@
+package evaldata
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVisibleText(t *testing.T) {
+	page := `<html><head><title>T</title><style>p{}</style><script>var x="<p>";</script></head>
+<body><!-- c --><p>Hello &amp; <b>wo</b>rld</p><noscript>n</noscript></body></html>`
+	got := strings.Join(strings.Fields(VisibleText([]byte(page))), " ")
+	if want := "Hello & wo rld"; got != want {
+		t.Errorf("VisibleText = %q, want %q", got, want)
+	}
+}
+
+func TestLoaders(t *testing.T) {
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, pairs, err := Debian(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SOURCE.md: 89 + 92 clang pages, 1167 + 1169 postgresql pages.
+	if len(docs) != 89+92+1167+1169 || len(pairs) < 1000 {
+		t.Errorf("Debian: %d docs, %d pairs", len(docs), len(pairs))
+	}
+	ids := map[string]bool{}
+	for _, d := range docs {
+		ids[d.ID] = true
+	}
+	for _, p := range pairs {
+		if !ids[p.A] || !ids[p.B] || p.Jaccard < 0.5 || p.Jaccard > 1 {
+			t.Fatalf("Debian pair %+v does not name loaded documents", p)
+		}
+	}
+	spam, spamPairs, err := Spam(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spam) != 3250 || len(spamPairs) != 775 {
+		t.Errorf("Spam: %d docs, %d pairs; SOURCE.md says 3250 and 775", len(spam), len(spamPairs))
+	}
+	answers, err := Clough(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != 60 {
+		t.Errorf("Clough: %d texts, want 57 answers + 3 sources", len(answers))
+	}
+	for _, a := range answers {
+		if strings.TrimSpace(a.Text) == "" || a.Task == "" || a.Category == "" {
+			t.Errorf("Clough: empty %+v", a.ID)
+		}
+	}
+}
