@@ -340,9 +340,9 @@ func room(n int) int { return n/8 + 2 }
 // relayout lays out segment s anew when bucket grow is full (grow is -1 when the segment
 // shrinks), spreading the segment's free room over its buckets in proportion to their
 // lengths. It moves the buckets within the segment while the free room is at least a
-// sixteenth of the entries (about one relayout per several hundred adds to a segment),
-// and otherwise moves them to a new segment with room(n) after each bucket: a segment
-// grows by an eighth, rarely, and no allocation is needed in between.
+// sixteenth of the entries, and otherwise moves them to a new segment with room(n) after
+// each bucket: a segment grows by about an eighth at a time, and needs no allocation in
+// between.
 func (t *table) relayout(s, grow int) {
 	lo := s << t.segShift
 	meta := t.meta[lo : lo+1<<t.segShift]
@@ -414,8 +414,9 @@ func (t *table) relayout(s, grow int) {
 	}
 }
 
-// reset gives t 1<<nb empty buckets with the given room for each, ready for place.
-// counts[b] is the number of entries bucket b will get; reset takes it over as meta.
+// reset gives t 1<<nb empty buckets, ready for place. On entry meta[b].n is the number of
+// entries bucket b will get, which is given roomFor(n) more; reset takes meta over, with
+// every n back to 0.
 func (t *table) reset(nb uint, meta []bucketMeta, roomFor func(int) int) {
 	t.bits = nb
 	t.segShift = min(segBits, nb)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
@@ -290,5 +291,35 @@ func checkReadIndex(t *testing.T, data []byte) {
 		if err != nil || !slices.ContainsFunc(ms, func(m Match) bool { return m.ID == id }) {
 			t.Fatalf("Query of id %d's fingerprint = %v, %v", id, ms, err)
 		}
+	}
+}
+
+// BenchmarkIndexSnapshot measures writing a snapshot of a default-design index of random
+// fingerprints and reading it back (1M, and 10M without -short), in fingerprints/s.
+func BenchmarkIndexSnapshot(b *testing.B) {
+	for _, n := range benchSizes() {
+		bi := randomIndex(b, n)
+		var buf bytes.Buffer
+		b.Run(fmt.Sprintf("write/n=%dM", n/1_000_000), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				if _, err := bi.x.WriteTo(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(buf.Len()))
+			b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "fps/s")
+		})
+		b.Run(fmt.Sprintf("read/n=%dM", n/1_000_000), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				if _, err := ReadIndex(bytes.NewReader(buf.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "fps/s")
+		})
 	}
 }
