@@ -1,0 +1,219 @@
+package lsh
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/neardup/neardup/minhash"
+)
+
+// The index snapshot format, version 1, is frozen; all integers are little-endian:
+//
+//	magic      8 bytes  "NDLSHIDX"
+//	version    uint32   1
+//	k          uint32   Options.K as resolved, 1..minhash.MaxK
+//	bands      uint32   Options.Bands as resolved
+//	rows       uint32   Options.Rows as resolved; bands*rows <= k
+//	threshold  float64  Options.Threshold as resolved, IEEE 754 bits, in (0, 1]
+//	fpWeight   float64  Options.FPWeight as resolved
+//	fnWeight   float64  Options.FNWeight as resolved
+//	count      uint64   number of records, at most 2^32-1
+//	count times: id uint64, then k values uint32, in strictly increasing id order
+//	checksum   uint32   CRC-32C (Castagnoli) of every byte before it
+//
+// The band tables are not stored: Read rebuilds them from the signatures, which is cheap
+// next to recomputing signatures, and lets the in-memory layout change without a new
+// version. The minhash Hasher's seed is not recorded (a signature does not know it).
+const (
+	snapshotMagic   = "NDLSHIDX"
+	snapshotVersion = 1
+	snapshotHeader  = 8 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8
+	// snapshotBuffer is the size of the reads and writes of a snapshot (64 KiB).
+	snapshotBuffer = 64 << 10
+)
+
+// castagnoli is the CRC-32C table; it is never written after initialization.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteTo writes a snapshot of the index to w (see the format above) and returns the
+// bytes written; Index implements io.WriterTo. It streams in 64 KiB writes, holding the
+// read lock throughout, so Add and Remove wait for it while queries go on. It sorts the
+// ids, using 8 bytes per signature of temporary memory. A zero Index writes an empty
+// snapshot with the zero Options. Publishing the snapshot atomically (write a temporary
+// file, sync, rename) is the caller's job.
+func (x *Index) WriteTo(w io.Writer) (int64, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	c := &x.c
+	o := c.opt
+	if o.K == 0 {
+		o = zeroOptions()
+	}
+	ids := make([]uint64, 0, c.n)
+	for _, s := range c.idTab {
+		if s != 0 {
+			ids = append(ids, c.id(s-1))
+		}
+	}
+	slices.Sort(ids)
+
+	record := 8 + 4*o.K
+	sw := snapshotWriter{w: w, buf: make([]byte, 0, max(snapshotBuffer, snapshotHeader, record))}
+	le := binary.LittleEndian
+	sw.buf = append(sw.buf, snapshotMagic...)
+	sw.buf = le.AppendUint32(sw.buf, snapshotVersion)
+	sw.buf = le.AppendUint32(sw.buf, uint32(o.K))
+	sw.buf = le.AppendUint32(sw.buf, uint32(o.Bands))
+	sw.buf = le.AppendUint32(sw.buf, uint32(o.Rows))
+	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.Threshold))
+	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.FPWeight))
+	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.FNWeight))
+	sw.buf = le.AppendUint64(sw.buf, uint64(len(ids)))
+	for _, id := range ids {
+		if len(sw.buf)+record > cap(sw.buf) {
+			if err := sw.flush(); err != nil {
+				return sw.n, err
+			}
+		}
+		_, slot, _ := c.find(id)
+		sw.buf = le.AppendUint64(sw.buf, id)
+		for _, v := range c.sig(slot) {
+			sw.buf = le.AppendUint32(sw.buf, v)
+		}
+	}
+	if err := sw.flush(); err != nil {
+		return sw.n, err
+	}
+	sw.buf = le.AppendUint32(sw.buf, sw.crc)
+	err := sw.flush()
+	return sw.n, err
+}
+
+// snapshotWriter buffers writes and checksums what it writes.
+type snapshotWriter struct {
+	w   io.Writer
+	buf []byte
+	crc uint32
+	n   int64
+}
+
+func (sw *snapshotWriter) flush() error {
+	sw.crc = crc32.Update(sw.crc, castagnoli, sw.buf)
+	n, err := sw.w.Write(sw.buf)
+	sw.n += int64(n)
+	sw.buf = sw.buf[:0]
+	if err != nil {
+		return fmt.Errorf("lsh: writing index snapshot: %w", err)
+	}
+	return nil
+}
+
+// Read reads a snapshot written by WriteTo and rebuilds the index. It reads exactly the
+// snapshot's bytes from r, in reads of about 64 KiB, so r needs no buffering and may go on
+// with other data. A malformed snapshot gives an error wrapping ErrSnapshot: bad magic, an
+// unknown version, options New would refuse (also wrapping ErrOptions), a count above
+// 2^32-1, ids out of order or repeated, truncation or a checksum mismatch; an error from r
+// other than EOF is returned wrapped as it is. Memory grows with the records actually
+// read, never from the count alone. It costs about as much as adding every signature.
+func Read(r io.Reader) (*Index, error) {
+	var hdr [snapshotHeader]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, readError(err, "header")
+	}
+	crc := crc32.Update(0, castagnoli, hdr[:])
+	le := binary.LittleEndian
+	if string(hdr[:8]) != snapshotMagic {
+		return nil, fmt.Errorf("%w: magic %q is not %q: not an index snapshot", ErrSnapshot, hdr[:8], snapshotMagic)
+	}
+	if v := le.Uint32(hdr[8:]); v != snapshotVersion {
+		return nil, fmt.Errorf("%w: version %d is unknown; this package reads version %d", ErrSnapshot, v, snapshotVersion)
+	}
+	k, bands, rows := le.Uint32(hdr[12:]), le.Uint32(hdr[16:]), le.Uint32(hdr[20:])
+	o := Options{
+		Threshold: math.Float64frombits(le.Uint64(hdr[24:])),
+		FPWeight:  math.Float64frombits(le.Uint64(hdr[32:])),
+		FNWeight:  math.Float64frombits(le.Uint64(hdr[40:])),
+	}
+	count := le.Uint64(hdr[48:])
+	if k == 0 || k > minhash.MaxK || bands == 0 || rows == 0 || bands > k || rows > k {
+		// Checked here so that the int conversions below cannot overflow and no field is
+		// left to a default.
+		return nil, fmt.Errorf("%w: %w: K = %d with %d bands of %d rows", ErrSnapshot, ErrOptions, k, bands, rows)
+	}
+	o.K, o.Bands, o.Rows = int(k), int(bands), int(rows)
+	if o.Threshold == 0 || o.FPWeight == 0 && o.FNWeight == 0 {
+		return nil, fmt.Errorf("%w: %w: threshold %v and weights %v, %v are not resolved", ErrSnapshot, ErrOptions, o.Threshold, o.FPWeight, o.FNWeight)
+	}
+	if ro, err := o.resolve(); err != nil || ro != o {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, cmpErr(err, ErrOptions))
+	}
+	if count > maxSlots {
+		return nil, fmt.Errorf("%w: count %d is above the %d signatures an index holds", ErrSnapshot, count, uint64(maxSlots))
+	}
+
+	n := int(count)
+	record := 8 + 4*o.K
+	per := max(1, snapshotBuffer/record) // records per read
+	sl := slots{k: o.K}                  // grows with the records read, never from the count alone
+	buf := make([]byte, min(n, per)*record)
+	sig := make(minhash.Signature, o.K)
+	last := uint64(0)
+	for sl.nslots < n {
+		m := min(n-sl.nslots, per)
+		chunk := buf[:m*record]
+		if got, err := io.ReadFull(r, chunk); err != nil {
+			return nil, readError(err, fmt.Sprintf("record %d of %d", sl.nslots+got/record+1, n))
+		}
+		crc = crc32.Update(crc, castagnoli, chunk)
+		for ; len(chunk) > 0; chunk = chunk[record:] {
+			id := le.Uint64(chunk)
+			if sl.nslots > 0 && id <= last {
+				what := "out of order"
+				if id == last {
+					what = "repeated"
+				}
+				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, sl.nslots+1, what)
+			}
+			for i := range sig {
+				sig[i] = le.Uint32(chunk[8+4*i:])
+			}
+			sl.append(id, sig)
+			last = id
+		}
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return nil, readError(err, "checksum")
+	}
+	if got := le.Uint32(tail[:]); got != crc {
+		return nil, fmt.Errorf("%w: checksum %#08x does not match the content's %#08x: the snapshot is corrupt", ErrSnapshot, got, crc)
+	}
+	x := &Index{}
+	x.c.init(o)
+	x.c.slots = sl
+	x.c.build()
+	return x, nil
+}
+
+// cmpErr returns err, or a description of an options mismatch wrapping sentinel when err
+// is nil (resolve accepted the options but would change them).
+func cmpErr(err, sentinel error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: options are not in resolved form", sentinel)
+}
+
+// readError classifies an error from reading part of a snapshot: running out of input is
+// a truncated snapshot, anything else an I/O error passed on.
+func readError(err error, part string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: truncated in the %s", ErrSnapshot, part)
+	}
+	return fmt.Errorf("lsh: reading index snapshot %s: %w", part, err)
+}
