@@ -73,6 +73,9 @@
 // them with SortUnique); Cosine compares weighted sparse vectors; EditSimilarity compares
 // short strings by Levenshtein distance. They are the verifiers behind an estimate.
 //
+// Every function and method of this package is safe for concurrent use: none keeps or
+// changes its arguments (SortUnique and UnmarshalBinary change only what they document).
+//
 // # Caveats
 //
 //   - Signatures are comparable only when made with the same K and Seed. Neither the
