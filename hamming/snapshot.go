@@ -1,6 +1,7 @@
 package hamming
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -35,43 +36,32 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // WriteTo writes a snapshot of the index to w (see the format above) and returns the
-// bytes written; Index implements io.WriterTo. It streams in 64 KiB writes, holding the
-// read lock throughout, so Add and Remove wait for it while queries go on. It sorts the
-// ids, using 8 bytes per fingerprint of temporary memory and O(n log n) time: about 3s
-// for 10M fingerprints on one core of a 2-core AMD EPYC, with the write lock waiting. A zero
-// Index writes an empty snapshot of the default design. Publishing the snapshot
-// atomically (write a temporary file, sync, rename) is the caller's job.
+// bytes written; Index implements io.WriterTo. It copies the (id, fingerprint) pairs under
+// the read lock, a sequential pass (about 0.1s for 10M fingerprints) during which Add and
+// Remove wait, then sorts them by id and streams them in 64 KiB writes without the lock.
+// The copy costs 16 bytes per fingerprint of temporary memory; sorting takes O(n log n),
+// about 1.7s for 10M random ids on one core of a 2-core AMD EPYC (less when ids were
+// added in increasing order). A zero Index writes an empty snapshot
+// of the default design. Publishing the snapshot atomically (write a temporary file, sync,
+// rename) is the caller's job.
 func (x *Index) WriteTo(w io.Writer) (int64, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	c := &x.c
-	blocks, k := 4, 3
-	if c.d != nil {
-		blocks, k = c.d.blocks, c.d.k
-	}
-	ids := make([]uint64, 0, c.n)
-	for _, e := range c.idTab {
-		if e != 0 {
-			ids = append(ids, c.id(c.slotOf(e)))
-		}
-	}
-	slices.Sort(ids)
+	blocks, k, recs := x.records()
+	slices.SortFunc(recs, func(a, b record) int { return cmp.Compare(a.id, b.id) })
 
 	sw := snapshotWriter{w: w, buf: make([]byte, 0, snapshotChunk*snapshotRecord)}
 	sw.buf = append(sw.buf, snapshotMagic...)
 	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, snapshotVersion)
 	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(blocks))
 	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(k))
-	sw.buf = binary.LittleEndian.AppendUint64(sw.buf, uint64(len(ids)))
-	for _, id := range ids {
+	sw.buf = binary.LittleEndian.AppendUint64(sw.buf, uint64(len(recs)))
+	for _, r := range recs {
 		if len(sw.buf)+snapshotRecord > cap(sw.buf) {
 			if err := sw.flush(); err != nil {
 				return sw.n, err
 			}
 		}
-		slot, _ := c.lookup(id)
-		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, id)
-		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, c.fp(slot))
+		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, r.id)
+		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, r.fp)
 	}
 	if err := sw.flush(); err != nil {
 		return sw.n, err
@@ -79,6 +69,31 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, sw.crc)
 	err := sw.flush()
 	return sw.n, err
+}
+
+// record is one (id, fingerprint) pair of a snapshot.
+type record struct{ id, fp uint64 }
+
+// records returns the design and a copy of the pairs of the index, in slot order, taken
+// under the read lock.
+func (x *Index) records() (blocks, k int, recs []record) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	c := &x.c
+	if c.d == nil {
+		return 4, 3, nil
+	}
+	free := make([]bool, c.nslots)
+	for _, s := range c.free {
+		free[s] = true
+	}
+	recs = make([]record, 0, c.n)
+	for s := range uint32(c.nslots) {
+		if !free[s] {
+			recs = append(recs, record{c.id(s), c.fp(s)})
+		}
+	}
+	return c.d.blocks, c.d.k, recs
 }
 
 // snapshotWriter buffers writes and checksums what it writes.
