@@ -1,6 +1,7 @@
 package hamming
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -417,7 +418,28 @@ func TestIndexConcurrent(t *testing.T) {
 			}
 		})
 	}
+	// Snapshots taken while writers run are consistent indexes (checked below, as
+	// checkInvariants must run on the test's goroutine).
+	var snaps []*Index
+	wg.Go(func() {
+		for range 5 {
+			var buf bytes.Buffer
+			if _, err := x.WriteTo(&buf); err != nil {
+				t.Error(err)
+				return
+			}
+			y, err := ReadIndex(&buf)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			snaps = append(snaps, y)
+		}
+	})
 	wg.Wait()
+	for _, y := range snaps {
+		checkInvariants(t, y)
+	}
 	all := indexModel{}
 	for _, m := range models {
 		for id, fp := range m {
