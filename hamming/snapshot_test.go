@@ -323,3 +323,26 @@ func BenchmarkIndexSnapshot(b *testing.B) {
 		})
 	}
 }
+
+func ExampleReadIndex() {
+	x, err := NewIndex(IndexOptions{})
+	if err != nil {
+		panic(err)
+	}
+	x.Add(1, 0xdead_beef)
+	x.Add(2, 0xdead_beee)
+
+	// A service writes snapshots (to a temporary file it then renames) and restarts from
+	// the last one without recomputing fingerprints.
+	var file bytes.Buffer
+	if _, err := x.WriteTo(&file); err != nil {
+		panic(err)
+	}
+	y, err := ReadIndex(&file)
+	if err != nil {
+		panic(err)
+	}
+	ms, _ := y.Query(0xdead_beef, 1)
+	fmt.Println(y.Len(), ms)
+	// Output: 2 [{1 3735928559 0} {2 3735928558 1}]
+}
