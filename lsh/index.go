@@ -65,7 +65,7 @@ type Index struct {
 
 // New returns an empty index with the given options, resolved as Options describes. It
 // returns an error wrapping ErrOptions when they are invalid; choosing the banding costs
-// about a millisecond unless it is the default or given.
+// under a millisecond unless it is the default or given.
 func New(opt Options) (*Index, error) {
 	o, err := opt.resolve()
 	if err != nil {
