@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -216,17 +217,33 @@ func appendNormalized[T ~string | ~[]byte](z *normalizer, dst []byte, w T) []byt
 	return dst
 }
 
-// appendLowerASCII appends the ASCII text w to dst with A-Z mapped to a-z.
+// appendLowerASCII appends the ASCII text w to dst with A-Z mapped to a-z, eight bytes
+// at a time.
 func appendLowerASCII[T ~string | ~[]byte](dst []byte, w T) []byte {
 	i := len(dst)
 	dst = append(dst, w...)
 	b := dst[i:]
+	for len(b) >= 8 {
+		binary.LittleEndian.PutUint64(b, lower8(binary.LittleEndian.Uint64(b)))
+		b = b[8:]
+	}
 	for j, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			b[j] = c + 'a' - 'A'
 		}
 	}
 	return dst
+}
+
+// lower8 maps A-Z to a-z in eight ASCII bytes: a byte's high bit is set after adding
+// 0x80-'A' if it is at least 'A', and after adding 0x80-'Z'-1 if it is above 'Z'; no
+// addition carries into the next byte since every byte is below 0x80.
+func lower8(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	geA := x + ones*(0x80-'A')
+	gtZ := x + ones*(0x80-'Z'-1)
+	upper := geA &^ gtZ & (ones * 0x80)
+	return x | upper>>2
 }
 
 // appendSpan appends the normalized form of src to dst: the reference pipeline, used

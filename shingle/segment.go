@@ -81,7 +81,23 @@ const (
 func (s *Shingler) segment(atEOF bool) {
 	b := s.norm
 	p := s.np
+	skip := uint8(cMaskStart) // letters that may start a date need the slow path
+	if !s.opt.MaskNumbers {
+		skip = 0
+	}
 	for p < len(b) && !s.stopped {
+		// The common case in English: a word of letters, then a space and more ASCII.
+		if cl := byteClass[b[p]]; s.plainWords && cl&cLetter != 0 && cl&skip == 0 {
+			i := p + 1
+			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
+				i++
+			}
+			if i+1 < len(b) && b[i] == ' ' && b[i+1] < utf8.RuneSelf && i-p < maxSegment {
+				s.push(b[p:i])
+				p = i + 1
+				continue
+			}
+		}
 		if c := b[p]; c < utf8.RuneSelf {
 			cl := asciiClass[c]
 			if cl&cWord != 0 {
@@ -100,7 +116,11 @@ func (s *Shingler) segment(atEOF bool) {
 					break // the word may go on
 				}
 				if end > 0 {
-					s.word(b[p:end], flags)
+					if flags == 0 && s.plainWords {
+						s.push(b[p:end]) // the common case, without the checks of word and token
+					} else {
+						s.word(b[p:end], flags)
+					}
 					p = end
 					continue
 				}
@@ -114,6 +134,11 @@ func (s *Shingler) segment(atEOF bool) {
 						s.punct(b[p : p+1])
 					} else {
 						s.separator()
+						if c == ' ' && p+1 < len(b) && b[p+1] == ' ' {
+							for p+2 < len(b) && b[p+2] == ' ' {
+								p++ // a run of spaces: only the last needs a look at what follows
+							}
+						}
 					}
 					p++
 					continue

@@ -33,6 +33,9 @@ type Shingler struct {
 	tok   []byte  // an edited token
 	space [1]byte // the unit between words in Chars
 	sep   bool    // Chars: a word break is pending
+	// plainWords: Words without stop words, so a word without punctuation or digits
+	// is pushed as it is.
+	plainWords bool
 
 	// The shingle window: the last k units, joined by single spaces for Words, in
 	// win[starts[head]:] once k units have been pushed.
@@ -93,6 +96,7 @@ func newShingler(opt Options) *Shingler {
 	s.z.init(&opt)
 	s.starts = make([]int, s.k)
 	s.sepOut = opt.Unit == Words
+	s.plainWords = opt.Unit == Words && !opt.RemoveStopWords
 	if opt.Seed != 0 {
 		s.digest = xxhash.NewWithSeed(opt.Seed)
 	}

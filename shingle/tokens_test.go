@@ -228,3 +228,24 @@ func TestNormalizeFastPath(t *testing.T) {
 		}
 	}
 }
+
+func TestLower8(t *testing.T) {
+	for c := range 128 {
+		for pos := range 8 {
+			var b [8]byte
+			for i := range b {
+				b[i] = byte((c + 13*i) % 128)
+			}
+			b[pos] = byte(c)
+			want := []byte(strings.Map(func(r rune) rune {
+				if 'A' <= r && r <= 'Z' {
+					return r + 'a' - 'A'
+				}
+				return r
+			}, string(b[:])))
+			if got := appendLowerASCII(nil, b[:]); string(got) != string(want) {
+				t.Fatalf("appendLowerASCII(%q) = %q, want %q", b, got, want)
+			}
+		}
+	}
+}
