@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 )
@@ -33,9 +34,9 @@ type evalRun struct {
 // runEval indexes every page of c with the default options and a Hasher of the given seed,
 // queries every page, and classifies the pairs; with brute, it also compares every pair of
 // signatures.
-func runEval(t *testing.T, c evalCorpus, seed uint64, brute bool) evalRun {
-	paths := make([]string, 0, len(c.docs))
-	for p := range c.docs {
+func runEval(t *testing.T, c evaldata.Set, seed uint64, brute bool) evalRun {
+	paths := make([]string, 0, len(c.Docs))
+	for p := range c.Docs {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
@@ -50,7 +51,7 @@ func runEval(t *testing.T, c evalCorpus, seed uint64, brute bool) evalRun {
 	h := minhash.Hasher{Seed: seed}
 	for i, p := range paths {
 		index[p] = i
-		feats[i] = c.docs[p]
+		feats[i] = c.Docs[p]
 		sigs[i] = h.Signature(feats[i])
 		if err := x.Add(uint64(i), sigs[i]); err != nil {
 			t.Fatal(err)
@@ -98,11 +99,11 @@ func runEval(t *testing.T, c evalCorpus, seed uint64, brute bool) evalRun {
 			}
 		}
 	}
-	for _, p := range c.pairs {
-		if p.jaccard >= o.Threshold {
-			run.ref[mkPair(index[p.a], index[p.b])] = true
-			if p.jaccard < 1 {
-				run.partial[mkPair(index[p.a], index[p.b])] = true
+	for _, p := range c.Pairs {
+		if p.Jaccard >= o.Threshold {
+			run.ref[mkPair(index[p.A], index[p.B])] = true
+			if p.Jaccard < 1 {
+				run.partial[mkPair(index[p.A], index[p.B])] = true
 			}
 		}
 	}
@@ -144,18 +145,18 @@ func TestEvalRecallPrecision(t *testing.T) {
 					break
 				}
 				if !run.bands[p] {
-					t.Fatalf("%s seed %d: Query returned %v, which brute force rejects", c.name, seed, p)
+					t.Fatalf("%s seed %d: Query returned %v, which brute force rejects", c.Name, seed, p)
 				}
 			}
 			for p := range run.bands { // empty but for seed 0
 				if !run.found[p] {
-					t.Fatalf("%s seed %d: Query missed %v, which shares a band and reaches the threshold", c.name, seed, p)
+					t.Fatalf("%s seed %d: Query missed %v, which shares a band and reaches the threshold", c.Name, seed, p)
 				}
 			}
 			tp, found, ref := counts(run.found, run.ref)
 			vtp, vfound, _ := counts(run.verified, run.ref)
 			if vtp != vfound {
-				t.Fatalf("%s: exact verification returned %d pairs below the reference threshold", c.name, vfound-vtp)
+				t.Fatalf("%s: exact verification returned %d pairs below the reference threshold", c.Name, vfound-vtp)
 			}
 			s := &total[seed]
 			s.tp += tp
@@ -169,7 +170,7 @@ func TestEvalRecallPrecision(t *testing.T) {
 			if seed == 0 {
 				fmt.Fprintf(&report, "%s, seed 0: %d reference pairs >= 0.8 (%d below 1); Query: %d pairs, recall %.4f (%d of the %d below 1), precision %.4f; "+
 					"QueryVerified(exact Jaccard): recall %.4f; brute force over signatures: %d pairs, of which Query found %d\n",
-					c.name, ref, partial, found, float64(tp)/float64(ref), ptp, partial, float64(tp)/float64(found), float64(vtp)/float64(ref), len(run.brute), found)
+					c.Name, ref, partial, found, float64(tp)/float64(ref), ptp, partial, float64(tp)/float64(found), float64(vtp)/float64(ref), len(run.brute), found)
 			}
 		}
 	}

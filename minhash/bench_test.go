@@ -9,6 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -40,7 +41,7 @@ func benchText(tb testing.TB, n int) string {
 func BenchmarkSignature(b *testing.B) {
 	for _, size := range []int{2 << 10, 64 << 10} {
 		text := benchText(b, size)
-		fs := textFeatures(text)
+		fs := evaldata.RefShingles(text)
 		sig := make(minhash.Signature, 0, minhash.DefaultK)
 		b.Run(fmt.Sprintf("features/%dKB", size>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
@@ -118,7 +119,7 @@ func fastFeatures(dst []uint64, text string) []uint64 {
 // most bins.
 func BenchmarkSignatureSmall(b *testing.B) {
 	for _, n := range []int{1, 10, 50} {
-		fs := textFeatures(benchText(b, 6*(n+4)))[:n]
+		fs := evaldata.RefShingles(benchText(b, 6*(n+4)))[:n]
 		sig := make(minhash.Signature, 0, minhash.DefaultK)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -130,7 +131,7 @@ func BenchmarkSignatureSmall(b *testing.B) {
 }
 
 func BenchmarkSimilarity(b *testing.B) {
-	fs := textFeatures(benchText(b, 2<<10))
+	fs := evaldata.RefShingles(benchText(b, 2<<10))
 	x := minhash.Hasher{}.Signature(fs)
 	y := minhash.Hasher{}.Signature(fs[1:])
 	for b.Loop() {
@@ -139,7 +140,7 @@ func BenchmarkSimilarity(b *testing.B) {
 }
 
 func BenchmarkJaccard(b *testing.B) {
-	fs := textFeatures(benchText(b, 64<<10))
+	fs := evaldata.RefShingles(benchText(b, 64<<10))
 	gs := fs[10:]
 	b.SetBytes(int64(8 * (len(fs) + len(gs))))
 	for b.Loop() {

@@ -14,13 +14,13 @@ import (
 // that the estimator below is measured against the real reference.
 func TestEvalReference(t *testing.T) {
 	for _, c := range loadEval(t) {
-		for _, p := range c.pairs {
-			a, b := c.docs[p.a], c.docs[p.b]
+		for _, p := range c.Pairs {
+			a, b := c.Docs[p.A], c.Docs[p.B]
 			if a == nil || b == nil {
-				t.Fatalf("%s: pair %s, %s names a missing page", c.name, p.a, p.b)
+				t.Fatalf("%s: pair %s, %s names a missing page", c.Name, p.A, p.B)
 			}
-			if j := minhash.Jaccard(a, b); math.Abs(j-p.jaccard) > 0.00005+1e-9 {
-				t.Errorf("%s: Jaccard(%s, %s) = %.5f, the data says %.4f", c.name, p.a, p.b, j, p.jaccard)
+			if j := minhash.Jaccard(a, b); math.Abs(j-p.Jaccard) > 0.00005+1e-9 {
+				t.Errorf("%s: Jaccard(%s, %s) = %.5f, the data says %.4f", c.Name, p.A, p.B, j, p.Jaccard)
 			}
 		}
 	}
@@ -68,15 +68,15 @@ func TestEvalEstimator(t *testing.T) {
 	identical := 0
 	sa, sb := make(minhash.Signature, 0, k), make(minhash.Signature, 0, k)
 	for _, c := range corpora {
-		for _, p := range c.pairs {
-			a, b := c.docs[p.a], c.docs[p.b]
+		for _, p := range c.Pairs {
+			a, b := c.Docs[p.A], c.Docs[p.B]
 			j := minhash.Jaccard(a, b)
 			if j == 1 {
 				// Equal sets have equal signatures, whatever the seed.
 				sa = minhash.Hasher{Seed: 1}.AppendSignature(sa[:0], a)
 				sb = minhash.Hasher{Seed: 1}.AppendSignature(sb[:0], b)
 				if minhash.Similarity(sa, sb) != 1 {
-					t.Fatalf("%s, %s: equal sets, estimate %v", p.a, p.b, minhash.Similarity(sa, sb))
+					t.Fatalf("%s, %s: equal sets, estimate %v", p.A, p.B, minhash.Similarity(sa, sb))
 				}
 				identical++
 				continue
