@@ -31,9 +31,9 @@ type Match struct {
 }
 
 const (
-	// maxTables bounds Blocks choose MaxDistance. Every table costs 8 bytes per fingerprint,
-	// so designs beyond it are never sensible, and a snapshot must not make ReadIndex
-	// enumerate billions of permutations.
+	// maxTables bounds Blocks choose MaxDistance for an index, well below MaxTables: every
+	// table costs 8 bytes per fingerprint, so designs beyond it are never sensible, and a
+	// snapshot must not make ReadIndex build tens of thousands of tables.
 	maxTables = 1024
 	// maxSlots is the most fingerprints an index holds: slots are uint32 and the id table
 	// stores slot+1.
@@ -496,26 +496,10 @@ func checkIndexDesign(blocks, k int) error {
 	if err := checkDesign(blocks, k); err != nil {
 		return err
 	}
-	if t := tablesUpTo(blocks, k, maxTables); t > maxTables {
-		return fmt.Errorf("%w: %d blocks with distance %d need more than %d tables; use fewer blocks", ErrDesign, blocks, k, maxTables)
+	if t := tables(blocks, k); t > maxTables {
+		return fmt.Errorf("%w: %d blocks with distance %d make %d tables, more than the %d an index keeps; use fewer blocks", ErrDesign, blocks, k, t, maxTables)
 	}
 	return nil
-}
-
-// tablesUpTo returns blocks choose k, or a number above limit as soon as it is certain to
-// exceed it. It never overflows for blocks <= 64.
-func tablesUpTo(blocks, k, limit int) int {
-	k = min(k, blocks-k)
-	n := 1
-	for i := range k {
-		// n is (blocks choose i), which grows with i up to blocks/2, so once it passes limit
-		// the result does too.
-		n = n * (blocks - i) / (i + 1)
-		if n > limit {
-			return n
-		}
-	}
-	return n
 }
 
 // mix is the splitmix64 finalizer: a bijection of uint64 whose top bits depend on every
