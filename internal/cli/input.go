@@ -15,6 +15,10 @@ import (
 // memory whole.
 const maxLine = 1024
 
+// maxDocLine is the longest line, in bytes, that the --lines option of simhash and
+// minhash accepts as a document.
+const maxDocLine = 64 << 20
+
 // openInput opens the named input, "-" meaning stdin, and returns it with the name to use
 // in messages ("stdin" for "-") and a function that closes it.
 func openInput(e *env, name string) (io.Reader, string, func() error, error) {
@@ -26,6 +30,42 @@ func openInput(e *env, name string) (io.Reader, string, func() error, error) {
 		return nil, "", nil, err
 	}
 	return f, name, f.Close, nil
+}
+
+// eachDocument calls fn with the text of the named input ("-" for stdin) read whole, with
+// line 0, or, when lines is set, with each of its lines and their numbers from 1, each
+// without its "\n" or "\r\n". text is valid only during the call. An error from fn ends
+// the reading and is returned as it is; a read error, or a line longer than maxDocLine,
+// is returned naming the input.
+func eachDocument(e *env, name string, lines bool, fn func(text []byte, line int) error) error {
+	r, shown, closeInput, err := openInput(e, name)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	if !lines {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", shown, err)
+		}
+		return fn(b, 0)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxDocLine+2)
+	line := 0
+	for sc.Scan() {
+		line++
+		if err := fn(sc.Bytes(), line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d MiB; split the document, or drop --lines to read the file whole", shown, line+1, maxDocLine>>20)
+		}
+		return fmt.Errorf("reading %s: %w", shown, err)
+	}
+	return nil
 }
 
 // readFingerprints reads one fingerprint per line from r (see parseFingerprint), skipping

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -33,9 +32,6 @@ pipeline (lower-case, drop non-word characters, character 4-grams, MD5), bit for
 `,
 	new: func() runner { return &simhashCmd{} },
 }
-
-// maxDocLine is the longest line simhash --lines accepts, in bytes.
-const maxDocLine = 64 << 20
 
 // simhashCmd is "neardup simhash".
 type simhashCmd struct {
@@ -83,34 +79,9 @@ func (c *simhashCmd) run(e *env, args []string) error {
 
 // file writes the fingerprints of the named input (or of its lines) to w.
 func (c *simhashCmd) file(e *env, w *bufio.Writer, name string) error {
-	r, shown, closeInput, err := openInput(e, name)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	if !c.lines {
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", shown, err)
-		}
-		return writeSum(w, c.scheme.Fingerprint(string(b)), name, 0)
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxDocLine+2)
-	line := 0
-	for sc.Scan() {
-		line++
-		if err := writeSum(w, c.scheme.Fingerprint(string(sc.Bytes())), name, line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d MiB; split the document or fingerprint the file whole", shown, line+1, maxDocLine>>20)
-		}
-		return fmt.Errorf("reading %s: %w", shown, err)
-	}
-	return nil
+	return eachDocument(e, name, c.lines, func(text []byte, line int) error {
+		return writeSum(w, c.scheme.Fingerprint(string(text)), name, line)
+	})
 }
 
 // nameEscaper escapes a file name the way sha256sum does.
@@ -118,24 +89,31 @@ var nameEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
 
 // writeSum writes one output line: "%016x  name", or "%016x  name:line" when line > 0.
 func writeSum(w *bufio.Writer, fp uint64, name string, line int) error {
-	var buf [64]byte
-	b := buf[:0]
+	var buf [16]byte
+	const hex = "0123456789abcdef"
+	for i := range buf {
+		buf[i] = hex[fp>>uint(60-4*i)&0xf]
+	}
+	return writeSumLine(w, buf[:], name, line)
+}
+
+// writeSumLine writes one line as sha256sum does: digest, two spaces and the name, then
+// ":line" when line > 0. A name containing a backslash, a newline or a carriage return is
+// escaped and the line starts with a backslash.
+func writeSumLine(w *bufio.Writer, digest []byte, name string, line int) error {
 	if strings.ContainsAny(name, "\\\n\r") {
-		b = append(b, '\\')
+		w.WriteByte('\\')
 		name = nameEscaper.Replace(name)
 	}
-	const hex = "0123456789abcdef"
-	for shift := 60; shift >= 0; shift -= 4 {
-		b = append(b, hex[fp>>uint(shift)&0xf])
-	}
-	b = append(b, "  "...)
-	b = append(b, name...)
+	w.Write(digest)
+	w.WriteString("  ")
+	w.WriteString(name)
 	if line > 0 {
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(line), 10)
+		var buf [20]byte
+		w.WriteByte(':')
+		w.Write(strconv.AppendInt(buf[:0], int64(line), 10))
 	}
-	b = append(b, '\n')
-	if _, err := w.Write(b); err != nil {
+	if err := w.WriteByte('\n'); err != nil {
 		return &writeError{err}
 	}
 	return nil
