@@ -52,13 +52,25 @@ func (e *writeError) Error() string { return "writing output: " + e.err.Error() 
 func (e *writeError) Unwrap() error { return e.err }
 
 func (c *simhashCmd) run(e *env, args []string) error {
-	if len(args) == 0 {
-		args = []string{"-"}
+	return e.eachFile("simhash", args, func(w *bufio.Writer, name string) error {
+		return eachDocument(e, name, c.lines, func(text []byte, line int) error {
+			return writeSum(w, c.scheme.Fingerprint(string(text)), name, line)
+		})
+	})
+}
+
+// eachFile calls file for each of names, or for "-" (stdin) when there is none, with a
+// buffered writer to stdout that it flushes after each. An input that file cannot read
+// is reported on stderr as "neardup CMD: message" and skipped, and eachFile then returns
+// errReported at the end; a writeError (a failed write) ends it at once.
+func (e *env) eachFile(cmd string, names []string, file func(w *bufio.Writer, name string) error) error {
+	if len(names) == 0 {
+		names = []string{"-"}
 	}
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	failed := false
-	for _, name := range args {
-		err := c.file(e, w, name)
+	for _, name := range names {
+		err := file(w, name)
 		if ferr := w.Flush(); ferr != nil {
 			err = &writeError{ferr}
 		}
@@ -67,7 +79,7 @@ func (c *simhashCmd) run(e *env, args []string) error {
 			return we
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "neardup simhash: %v\n", err)
+			fmt.Fprintf(e.stderr, "neardup %s: %v\n", cmd, err)
 			failed = true
 		}
 	}
@@ -75,13 +87,6 @@ func (c *simhashCmd) run(e *env, args []string) error {
 		return errReported
 	}
 	return nil
-}
-
-// file writes the fingerprints of the named input (or of its lines) to w.
-func (c *simhashCmd) file(e *env, w *bufio.Writer, name string) error {
-	return eachDocument(e, name, c.lines, func(text []byte, line int) error {
-		return writeSum(w, c.scheme.Fingerprint(string(text)), name, line)
-	})
 }
 
 // nameEscaper escapes a file name the way sha256sum does.
