@@ -330,7 +330,7 @@ func (g *grouper) table(part []uint64, t int) {
 	for c := chosen; c != 0; c &= c - 1 {
 		key |= g.d.masks[bits.TrailingZeros64(c)]
 	}
-	if len(part) <= 16 {
+	if len(part) <= 32 {
 		g.compareAll(part, key, chosen)
 		return
 	}
@@ -353,7 +353,9 @@ func (g *grouper) table(part []uint64, t int) {
 					repeat = true
 					break
 				}
-				g.verify(u, v, chosen)
+				if bits.OnesCount64(u^v) <= g.d.k {
+					g.verify(u, v, chosen)
+				}
 			}
 		}
 		if !repeat {
@@ -372,9 +374,10 @@ func (g *grouper) table(part []uint64, t int) {
 
 // compareAll compares every pair in a tiny partition.
 func (g *grouper) compareAll(part []uint64, key, chosen uint64) {
+	k := g.d.k
 	for i, a := range part {
 		for _, b := range part[i+1:] {
-			if (a^b)&key == 0 {
+			if x := a ^ b; x&key == 0 && bits.OnesCount64(x) <= k {
 				g.verify(a, b, chosen)
 			}
 		}
