@@ -180,10 +180,27 @@ var months = [...]string{
 	"sept", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 }
 
+// monthsByLetter lists, for each lower-case first letter, the indexes in months of the
+// names that start with it, so that month tries two or three names instead of 24.
+var monthsByLetter = func() (t [26][]int) {
+	for i, m := range months {
+		t[m[0]-'a'] = append(t[m[0]-'a'], i)
+	}
+	return t
+}()
+
 // month returns the index after an English month name or abbreviation (with an
 // optional period after an abbreviation) at b[i:], or i.
 func month(b []byte, i int) int {
-	for n, m := range months {
+	if i >= len(b) {
+		return i
+	}
+	c := b[i] | 0x20
+	if c < 'a' || c > 'z' {
+		return i
+	}
+	for _, n := range monthsByLetter[c-'a'] {
+		m := months[n]
 		if hasPrefixFold(b[i:], m) && !letterAt(b, i+len(m)) {
 			j := i + len(m)
 			if n >= 12 {

@@ -1,6 +1,8 @@
 package shingle
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 
@@ -89,6 +91,14 @@ func (s *Shingler) segment(atEOF bool) {
 		// The common case in English: a word of letters, then a space and more ASCII.
 		if cl := byteClass[b[p]]; s.plainWords && cl&cLetter != 0 && cl&skip == 0 {
 			i := p + 1
+			for i+8 <= len(b) {
+				n := nonLetters(binary.LittleEndian.Uint64(b[i:]))
+				if n != 0 {
+					i += bits.TrailingZeros64(n) >> 3
+					break
+				}
+				i += 8
+			}
 			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
 				i++
 			}
@@ -159,6 +169,17 @@ func (s *Shingler) segment(atEOF bool) {
 		p += adv
 	}
 	s.np = p
+}
+
+// nonLetters returns the high bit of each of the eight bytes of x (little-endian) that
+// is not an ASCII letter.
+func nonLetters(x uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	y := x&^high | ones*0x20 // folded to lower case; the high bit is tested below
+	geA := y + ones*(0x80-'a')
+	gtZ := y + ones*(0x80-'z'-1)
+	letter := geA &^ gtZ &^ x & high
+	return letter ^ high
 }
 
 // runeCut returns the largest n <= max at which b can be cut between two runes.

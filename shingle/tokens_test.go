@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -246,6 +247,28 @@ func TestLower8(t *testing.T) {
 			if got := appendLowerASCII(nil, b[:]); string(got) != string(want) {
 				t.Fatalf("appendLowerASCII(%q) = %q, want %q", b, got, want)
 			}
+		}
+	}
+}
+
+func TestNonLetters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 100000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				b[i] = "azAZ@[`{"[rng.IntN(8)]
+			}
+		}
+		var want uint64
+		for i, c := range b {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+				want |= 0x80 << (8 * i)
+			}
+		}
+		if got := nonLetters(binary.LittleEndian.Uint64(b[:])); got != want {
+			t.Fatalf("nonLetters(%q) = %x, want %x", b, got, want)
 		}
 	}
 }
