@@ -46,7 +46,7 @@ type command struct {
 }
 
 // commands lists every command in the order "neardup help" shows them.
-var commands = []*command{findallCommand, simhashCommand, benchFindallCommand}
+var commands = []*command{findallCommand, simhashCommand, minhashCommand, benchFindallCommand}
 
 // groups are the words that take a subcommand, with what their help says.
 var groups = map[string]string{
@@ -240,7 +240,8 @@ failed write); 2 usage error (bad command, flag or argument, impossible table de
 
 func writeMainHelp(w io.Writer) {
 	fmt.Fprint(w, `neardup finds near-duplicate documents: SimHash fingerprints and the pairs of
-fingerprints within a Hamming distance.
+fingerprints within a Hamming distance, MinHash signatures, and every measure of how
+alike two documents are.
 
 usage: neardup COMMAND [options] [arguments]
 
