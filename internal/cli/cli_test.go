@@ -69,7 +69,8 @@ func TestDispatch(t *testing.T) {
 }
 
 // TestHelpMentionsEveryFlag checks that each command's help names every flag with what it
-// takes and its default (or that it is required), and that the main help lists the command.
+// takes and its real default (or that it is required), and that the main help lists the
+// command.
 func TestHelpMentionsEveryFlag(t *testing.T) {
 	mainHelp, _, _ := run(t, "", "help")
 	for _, c := range commands {
@@ -90,6 +91,10 @@ func TestHelpMentionsEveryFlag(t *testing.T) {
 				}
 				if !strings.Contains(usage, "default") && !strings.Contains(usage, "required") {
 					t.Errorf("--%s %s: usage %q gives no default and does not say it is required", f.Name, arg, usage)
+				}
+				// A stated default is the flag's real one.
+				if strings.Contains(usage, "default") && !strings.Contains(usage, "(default "+f.DefValue+")") && !strings.Contains(usage, "(default "+f.DefValue+":") {
+					t.Errorf("--%s: usage %q does not state its default %q as \"(default %s)\" or \"(default %s: ...)\"", f.Name, usage, f.DefValue, f.DefValue, f.DefValue)
 				}
 			})
 			if n == 0 {
