@@ -6,6 +6,10 @@
 //
 //	neardup findall --distance K [--blocks B] [--format json|tsv] [--clusters] [FILE|-]
 //	neardup simhash [--scheme neardup|simhash-py] [--lines] [FILE...|-]
+//	neardup minhash [--k K] [--seed S] [--lines] [--unit words|chars] [--k-shingle N]
+//	                [--format hex|json] [FILE...|-]
+//	neardup compare [--unit words|chars] [--k-shingle N] [--k K] [--scheme neardup|simhash-py]
+//	                [--json] [--max-bytes N] A B
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup help [COMMAND]
 //	neardup version
@@ -19,10 +23,16 @@
 // within K bits as simhash-cpp writes them: "[a, b]" in decimal, one pair per line, here
 // sorted by (a, b).
 //
+// simhash and minhash write one line per document, sha256sum style: the fingerprint or
+// signature in hex, two spaces and the name (NAME:LINE with --lines). compare prints every
+// measure of two documents side by side, from exact equality to SimHash distance, as a
+// table or one JSON object; its measures are the same package calls a program would make.
+//
 // # Exit codes
 //
 //	0  success
-//	1  a runtime or input error: an unreadable file, a bad input line, a failed write
+//	1  a runtime or input error: an unreadable file (or, for compare, one larger than
+//	   --max-bytes), a bad input line, a failed write
 //	2  a usage error: an unknown command or flag, a bad flag value or argument, an
 //	   impossible table design (hamming.ErrDesign)
 //
@@ -33,8 +43,11 @@
 //
 //   - findall holds all fingerprints and all pairs in memory: 8 bytes per fingerprint plus
 //     about 16 bytes per pair, plus the search's own copy of the input.
-//   - simhash reads each file whole into memory; with --lines it reads one line at a time,
-//     and a line may be at most 64 MiB.
+//   - simhash and minhash read each file whole into memory; with --lines they read one
+//     line at a time, and a line may be at most 64 MiB.
+//   - compare holds both files in memory, with their shingle sets and weights: a few times
+//     their size. --max-bytes (64 MiB by default) bounds it; edit similarity, which costs
+//     O(n·m), is only computed for texts of at most 10000 characters.
 //   - Writing to a closed pipe ends the real binary with SIGPIPE, as other Unix tools do;
 //     in-process, a failed write is returned as an error (exit code 1).
 package cli
