@@ -122,15 +122,19 @@ func (c *compareCmd) run(e *env, args []string) error {
 	if c.maxBytes < 1 {
 		return usagef("--max-bytes %d: use 1 or more", c.maxBytes)
 	}
-	var texts [2]string
+	var (
+		texts [2]string
+		sums  [2][sha256.Size]byte
+	)
 	for i, name := range args {
 		b, err := readLimited(e, name, c.maxBytes)
 		if err != nil {
 			return err
 		}
+		sums[i] = sha256.Sum256(b) // here, so that the bytes need not be copied again later
 		texts[i] = string(b)
 	}
-	res, err := c.compare(args[0], texts[0], args[1], texts[1])
+	res, err := c.compare(args, texts, sums)
 	if err != nil {
 		return err
 	}
@@ -199,13 +203,12 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// compare computes every measure of texts a and b, named na and nb.
-func (c *compareCmd) compare(na, a, nb, b string) (*compareResult, error) {
-	set, err := shingle.New(c.features.options(shingle.Uniform))
-	if err != nil {
-		return nil, err
-	}
-	tf, err := shingle.New(c.features.options(shingle.TF))
+// compare computes every measure of the two texts, given their names and the SHA-256 of
+// their bytes.
+func (c *compareCmd) compare(names []string, texts [2]string, sums [2][sha256.Size]byte) (*compareResult, error) {
+	// One pass gives both the set and the term frequencies: AppendWeighted yields each
+	// distinct shingle once, sorted by hash, the set that AppendHashes yields.
+	s, err := shingle.New(c.features.options(shingle.TF))
 	if err != nil {
 		return nil, err
 	}
@@ -221,16 +224,19 @@ func (c *compareCmd) compare(na, a, nb, b string) (*compareResult, error) {
 		weighted [2][]minhash.Weighted
 		sigs     [2]minhash.Signature
 		fps      [2]uint64
+		buf      []shingle.Feature
 	)
 	for i, d := range []struct {
 		doc        *compareDoc
 		name, text string
-	}{{&res.A, na, a}, {&res.B, nb, b}} {
-		raw := sha256.Sum256([]byte(d.text))
-		norm, tokens := normalizedSum(set, c.features.unit, d.text)
-		features[i] = set.AppendHashes(nil, d.text)
-		for _, f := range tf.AppendWeighted(nil, d.text) {
-			weighted[i] = append(weighted[i], minhash.Weighted{Hash: f.Hash, Weight: f.Weight})
+	}{{&res.A, names[0], texts[0]}, {&res.B, names[1], texts[1]}} {
+		norm, tokens := normalizedSum(s, c.features.unit, d.text)
+		buf = s.AppendWeighted(buf[:0], d.text)
+		features[i] = make([]uint64, len(buf))
+		weighted[i] = make([]minhash.Weighted, len(buf))
+		for j, f := range buf {
+			features[i][j] = f.Hash
+			weighted[i][j] = minhash.Weighted(f)
 		}
 		sigs[i] = h.Signature(features[i])
 		fps[i] = c.scheme.Fingerprint(d.text)
@@ -240,7 +246,7 @@ func (c *compareCmd) compare(na, a, nb, b string) (*compareResult, error) {
 			Runes:            utf8.RuneCountInString(d.text),
 			Tokens:           tokens,
 			Features:         len(features[i]),
-			SHA256:           hex.EncodeToString(raw[:]),
+			SHA256:           hex.EncodeToString(sums[i][:]),
 			NormalizedSHA256: hex.EncodeToString(norm[:]),
 			SimHash:          fmt.Sprintf("%016x", fps[i]),
 		}
@@ -258,7 +264,7 @@ func (c *compareCmd) compare(na, a, nb, b string) (*compareResult, error) {
 	res.SimHashDistance = simhash.Distance(fps[0], fps[1])
 	res.CosineTF = minhash.Cosine(weighted[0], weighted[1])
 	if res.A.Runes <= minhash.MaxEditRunes && res.B.Runes <= minhash.MaxEditRunes {
-		s := minhash.EditSimilarity(a, b)
+		s := minhash.EditSimilarity(texts[0], texts[1])
 		res.EditSimilarity = &s
 	}
 	return res, nil

@@ -45,9 +45,10 @@
 //     about 16 bytes per pair, plus the search's own copy of the input.
 //   - simhash and minhash read each file whole into memory; with --lines they read one
 //     line at a time, and a line may be at most 64 MiB.
-//   - compare holds both files in memory, with their shingle sets and weights: a few times
-//     their size. --max-bytes (64 MiB by default) bounds it; edit similarity, which costs
-//     O(n·m), is only computed for texts of at most 10000 characters.
+//   - compare holds both files in memory with their shingles and weights, about 40 bytes
+//     per distinct shingle: a 49 MB file of 6 million words peaked at 590 MB of RSS and took
+//     2.5 s. --max-bytes (64 MiB by default) bounds it. Edit similarity, which costs O(n·m),
+//     is only computed for texts of at most 10000 characters.
 //   - Writing to a closed pipe ends the real binary with SIGPIPE, as other Unix tools do;
 //     in-process, a failed write is returned as an error (exit code 1).
 package cli
