@@ -147,7 +147,8 @@ type Options struct {
 	// as the text.
 	RemoveStopWords bool
 	// StopWords replaces the shipped English list; each entry must be one word after
-	// normalization. Setting it without RemoveStopWords is an error.
+	// normalization. Setting it without RemoveStopWords is an error. New reads the
+	// list once; changing it afterwards has no effect.
 	StopWords []string
 
 	// Bag keeps every occurrence of a shingle, in text order, instead of the default

@@ -8,20 +8,28 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
+// minCompact is how many hashes AppendHashesReader appends to a set before it first
+// compacts them (sorts them and drops duplicates); after that it compacts whenever the
+// appended hashes reach twice the distinct ones. A variable for tests.
+var minCompact = 1 << 20
+
 // window is how many bytes of raw text are normalized at a time. Both the string and the
 // reader paths cut the input into the same windows, so that they give the same features.
 const window = 32 << 10
 
-// Feature is a hashed shingle and its weight.
+// Feature is a hashed shingle and its weight, as AppendWeighted gives them: what a
+// weighted SimHash adds up (simhash.Accumulator.AddWeighted(f.Hash, f.Weight)).
 type Feature struct {
-	Hash   uint64
-	Weight float64
+	Hash   uint64  // the frozen feature hash (see the package documentation)
+	Weight float64 // 1, a count, an IDF or their product, per Options.Weighting
 }
 
 // Shingler turns text into features with fixed Options. It keeps its buffers between
 // calls, so a reused Shingler hashes text without allocating once its buffers have grown
-// to the longest text (for sets) or window seen. A Shingler is not safe for concurrent
-// use; make one per goroutine. The zero value is not usable: call New.
+// to the longest text (for sets) or window seen; the exception is text with combining
+// marks or conjoining jamo, whose normalization by x/text allocates once per run of
+// them. A Shingler is not safe for concurrent use; make one per goroutine. The zero
+// value is not usable: call New.
 type Shingler struct {
 	opt  Options
 	k    int
@@ -118,7 +126,7 @@ func Hashes(text string, opt Options) ([]uint64, error) {
 // ascending order, which costs a radix sort of all the shingles of the text (about a
 // fifth of the time of shingling); as a bag they are every shingle, in text order.
 // Options.Weighting is ignored. AppendHashes does not keep dst or text, and allocates
-// only to grow dst and the Shingler's buffers.
+// only to grow dst and the Shingler's buffers (see Shingler for the one exception).
 func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
 	s.begin(dst)
 	s.runString(text)
@@ -129,7 +137,8 @@ func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
 // in windows of 32 KiB, so memory stays bounded apart from dst (and, for sets, the
 // features are compacted as they arrive, so that dst holds little more than the distinct
 // features). It gives the same hashes as AppendHashes of the whole text. On a read error
-// it returns dst unchanged (its length restored) and the error.
+// it returns dst unchanged (its length restored) and the error. It does not keep dst or
+// r.
 func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, error) {
 	s.begin(dst)
 	n := len(dst)
@@ -138,7 +147,7 @@ func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, erro
 	}
 	buf := s.rbuf[:0]
 	eof := false
-	compactAt := len(s.out) + 1<<16
+	compactAt := len(s.out) + minCompact
 	for {
 		for !eof && len(buf) <= window {
 			m, err := r.Read(buf[len(buf):cap(buf)])
@@ -164,7 +173,7 @@ func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, erro
 		buf = buf[:copy(buf, buf[c:])]
 		if !s.opt.Bag && len(s.out) >= compactAt {
 			s.out = s.out[:s.base+s.sorter.sortUnique(s.out[s.base:])]
-			compactAt = s.base + 2*(len(s.out)-s.base) + 1<<16
+			compactAt = s.base + max(2*(len(s.out)-s.base), minCompact)
 		}
 	}
 	s.rbuf = buf[:0]
