@@ -100,7 +100,8 @@
 // uax29 package elsewhere; TestASCIIFastPath checks that they agree. Most of the time goes
 // to XXH64 over each shingle (about 30 bytes for English word 5-shingles) and, for sets,
 // to sorting the hashes. The reader path works in windows of 32 KiB and keeps no more
-// than a window and the last K tokens, plus the output.
+// than two windows and the last K tokens, plus the output (for sets, at most 2^20
+// hashes or twice the distinct ones, whichever is more, before they are compacted).
 //
 // # Caveats
 //
@@ -116,8 +117,8 @@
 //     suits n-gram shingles, but a token is not a word, so K characters cover less text
 //     than K English words.
 //   - Tokens longer than 256 bytes (base64 blobs, long URLs without breaks) are cut into
-//     pieces of at most 256 bytes, and a run of combining marks is bounded by x/text's
-//     stream-safe limit of 30; text like that is not prose.
+//     pieces of at most 256 bytes, and x/text breaks runs of more than 30 combining marks
+//     (its stream-safe format); text like that is not prose.
 //   - The 32 KiB windows cut the input only before a character that starts a new
 //     normalization segment, so the result does not depend on where the windows fall,
 //     except in text with no such character for 32 KiB (a single 32 KiB run of

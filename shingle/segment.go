@@ -102,10 +102,18 @@ func (s *Shingler) segment(atEOF bool) {
 			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
 				i++
 			}
-			if i+1 < len(b) && b[i] == ' ' && b[i+1] < utf8.RuneSelf && i-p < maxSegment {
-				s.push(b[p:i])
-				p = i + 1
-				continue
+			if i+1 < len(b) && i-p < maxSegment {
+				if c, n := b[i], b[i+1]; c == ' ' && n < utf8.RuneSelf {
+					s.push(b[p:i])
+					p = i + 1
+					continue
+				} else if cl := byteClass[c]; cl&cPunct != 0 && cl&cUnder == 0 && byteClass[n]&(cHigh|cLetter) == 0 {
+					// Punctuation that ends the word: none joins letters unless a
+					// letter follows (WB6/WB7), and only '_' joins anything else.
+					s.push(b[p:i])
+					p = i
+					continue
+				}
 			}
 		}
 		if c := b[p]; c < utf8.RuneSelf {

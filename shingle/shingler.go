@@ -229,9 +229,11 @@ func (s *Shingler) Tokens(text string) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		s.begin(nil)
 		s.yield = yield
+		defer func() {
+			s.yield = nil
+			s.reset()
+		}()
 		s.runString(text)
-		s.yield = nil
-		s.reset()
 	}
 }
 
