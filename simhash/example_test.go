@@ -2,6 +2,7 @@ package simhash_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/neardup/neardup/simhash"
 )
@@ -67,4 +68,25 @@ func ExampleScheme() {
 	// Output:
 	// simhash-py false
 	// simhash: unknown fingerprint scheme "md5": use "neardup" or "simhash-py"
+}
+
+func ExampleScheme_Fingerprint() {
+	// SchemeNeardup folds case, accents, compatibility forms and punctuation away.
+	a := simhash.SchemeNeardup.Fingerprint("Café—NAÏVE, ﬁne!")
+	b := simhash.SchemeNeardup.Fingerprint("cafe naive fine")
+	fmt.Println(a == b)
+
+	// One word changed in a paragraph of 74 words replaces 2 of its 69 distinct word pairs
+	// and moves 5 of the 64 bits.
+	v1 := `Inheritance is a basic concept of object-oriented programming where the basic idea
+	is to create new classes that add extra detail to existing classes. This is done by
+	allowing the new classes to reuse the methods and variables of the existing classes, and
+	new methods and classes are added to specialise the new class. Inheritance models the
+	"is-kind-of" relationship between entities, for example, postgraduates and undergraduates
+	are both kinds of student.`
+	v2 := strings.Replace(v1, "specialise", "specialize", 1)
+	fmt.Println(simhash.Distance(simhash.SchemeNeardup.Fingerprint(v1), simhash.SchemeNeardup.Fingerprint(v2)))
+	// Output:
+	// true
+	// 5
 }

@@ -84,12 +84,12 @@ type pyGolden struct {
 	Text          string `json:"text"`
 	Shingles      int    `json:"shingles"`
 	PyFingerprint string `json:"pyfingerprint"`
-	Neardup       string `json:"neardup"` // empty when the text has code points Python 3.11 does not know
+	Neardup       string `json:"neardup"` // SchemeNeardup, written by TestSchemeNeardupGolden -update
 }
 
-// loadPyGolden reads testdata/pyfingerprint.jsonl: texts and the fingerprints that Python
-// 3.11 computed for them with simhash-py's pipeline (and, for SchemeNeardup, with an
-// independent Python implementation of it).
+// loadPyGolden reads testdata/pyfingerprint.jsonl: texts, the fingerprints that Python
+// 3.11 computed for them with simhash-py's pipeline, and their frozen SchemeNeardup
+// fingerprints.
 func loadPyGolden(t testing.TB) []pyGolden {
 	t.Helper()
 	f, err := os.Open("testdata/pyfingerprint.jsonl")
