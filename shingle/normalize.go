@@ -180,6 +180,9 @@ func appendNormalized[T ~string | ~[]byte](z *normalizer, dst []byte, w T) []byt
 	n := len(w)
 	for i := 0; i < n; {
 		j := i
+		for j+8 <= n && load64(w, j)&0x8080808080808080 == 0 {
+			j += 8
+		}
 		for j < n && w[j] < utf8.RuneSelf {
 			j++
 		}
@@ -215,6 +218,14 @@ func appendNormalized[T ~string | ~[]byte](z *normalizer, dst []byte, w T) []byt
 		i = k
 	}
 	return dst
+}
+
+// load64 returns the eight bytes at w[i:] as a little-endian number (the compiler
+// turns this into one load).
+func load64[T ~string | ~[]byte](w T, i int) uint64 {
+	w = w[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // appendLowerASCII appends the ASCII text w to dst with A-Z mapped to a-z, eight bytes
