@@ -316,8 +316,6 @@ func TestAllocs(t *testing.T) {
 		{"UnsignedHash", func() { UnsignedHash([]byte(text[:16])) }},
 		{"PyFingerprint", func() { PyFingerprint(text) }},
 		{"PyFingerprint/unicode", func() { PyFingerprint("ΟΔΥΣΣΕΥΣ İstanbul Straße 日本語 ᏣᎳᎩ") }},
-		{"SchemeNeardup", func() { SchemeNeardup.Fingerprint(text) }},
-		{"SchemeNeardup/unicode", func() { SchemeNeardup.Fingerprint("ΟΔΥΣΣΕΥΣ İstanbul Straße 日本語 ᏣᎳᎩ") }},
 	} {
 		if n := testing.AllocsPerRun(20, c.fn); n != 0 {
 			t.Errorf("%s: %v allocations per run, want 0", c.name, n)
