@@ -5,10 +5,11 @@ import (
 	"unicode/utf8"
 )
 
-// Placeholders that MaskNumbers puts in place of dates, times and other numbers.
-var (
-	dateToken = []byte("0-0-0")
-	timeToken = []byte("0:0")
+// Placeholders that MaskNumbers puts in place of dates and times (other numbers become
+// "0" in Shingler.edit).
+const (
+	dateToken = "0-0-0"
+	timeToken = "0:0"
 )
 
 // matchMask returns the length of the date or time that starts b, and its placeholder,
@@ -20,14 +21,14 @@ var (
 //
 // Months must be 1-12, days 1-31, hours 0-23 (1-12 with am/pm), minutes and seconds
 // 0-59. The match must end at a word boundary.
-func matchMask(b []byte) (int, []byte) {
+func matchMask(b []byte) (int, string) {
 	if n := matchDate(b); n > 0 && boundaryAt(b, n) {
 		return n, dateToken
 	}
 	if n := matchTime(b); n > 0 && boundaryAt(b, n) {
 		return n, timeToken
 	}
-	return 0, nil
+	return 0, ""
 }
 
 // number reads between lo and hi ASCII digits at b[i:], not followed by another digit,

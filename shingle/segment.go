@@ -124,7 +124,8 @@ func (s *Shingler) segment(atEOF bool) {
 						break
 					}
 					if n, ph := matchMask(b[p:]); n > 0 {
-						s.token(ph)
+						s.tok = append(s.tok[:0], ph...)
+						s.token(s.tok)
 						p += n
 						continue
 					}

@@ -195,11 +195,10 @@ func TestReaderEqualsString(t *testing.T) {
 }
 
 func TestReaderCompactsSets(t *testing.T) {
-	defer func(n int) { minCompact = n }(minCompact)
-	minCompact = 1 << 12
 	// 2 MB of one repeated paragraph: far more shingles than distinct ones.
 	text := strings.Repeat(englishText(3000)+" ", 700)
 	s, _ := New(Options{})
+	s.minCompact = 1 << 12
 	got, err := s.AppendHashesReader(make([]uint64, 0, 16), strings.NewReader(text))
 	if err != nil || !slices.Equal(got, s.AppendHashes(nil, text)) {
 		t.Fatalf("reader and string differ (%v)", err)

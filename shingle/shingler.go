@@ -8,11 +8,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// minCompact is how many hashes AppendHashesReader appends to a set before it first
-// compacts them (sorts them and drops duplicates); after that it compacts whenever the
-// appended hashes reach twice the distinct ones. A variable for tests.
-var minCompact = 1 << 20
-
 // window is how many bytes of raw text are normalized at a time. Both the string and the
 // reader paths cut the input into the same windows, so that they give the same features.
 const window = 32 << 10
@@ -59,9 +54,13 @@ type Shingler struct {
 	stopped bool
 	digest  *xxhash.Digest
 
-	rbuf   []byte   // reader path: raw text
-	hashes []uint64 // AppendWeighted: features before weighting
-	sorter sorter
+	rbuf []byte // reader path: raw text
+	// minCompact is how many hashes AppendHashesReader appends to a set before it
+	// first compacts them (sorts them and drops duplicates); after that it compacts
+	// whenever the appended hashes reach twice the distinct ones. 1<<20; tests lower it.
+	minCompact int
+	hashes     []uint64 // AppendWeighted: features before weighting
+	sorter     sorter
 }
 
 // New returns a Shingler for opt, or an error wrapping ErrOptions that says which option
@@ -100,7 +99,7 @@ func New(opt Options) (*Shingler, error) {
 }
 
 func newShingler(opt Options) *Shingler {
-	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}}
+	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}, minCompact: 1 << 20}
 	s.z.init(&opt)
 	s.starts = make([]int, s.k)
 	s.sepOut = opt.Unit == Words
@@ -147,7 +146,7 @@ func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, erro
 	}
 	buf := s.rbuf[:0]
 	eof := false
-	compactAt := len(s.out) + minCompact
+	compactAt := len(s.out) + s.minCompact
 	for {
 		for !eof && len(buf) <= window {
 			m, err := r.Read(buf[len(buf):cap(buf)])
@@ -173,7 +172,7 @@ func (s *Shingler) AppendHashesReader(dst []uint64, r io.Reader) ([]uint64, erro
 		buf = buf[:copy(buf, buf[c:])]
 		if !s.opt.Bag && len(s.out) >= compactAt {
 			s.out = s.out[:s.base+s.sorter.sortUnique(s.out[s.base:])]
-			compactAt = s.base + max(2*(len(s.out)-s.base), minCompact)
+			compactAt = s.base + max(2*(len(s.out)-s.base), s.minCompact)
 		}
 	}
 	s.rbuf = buf[:0]
