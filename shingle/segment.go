@@ -107,9 +107,10 @@ func (s *Shingler) segment(atEOF bool) {
 					s.push(b[p:i])
 					p = i + 1
 					continue
-				} else if cl := byteClass[c]; cl&cPunct != 0 && cl&cUnder == 0 && byteClass[n]&(cHigh|cLetter) == 0 {
-					// Punctuation that ends the word: none joins letters unless a
-					// letter follows (WB6/WB7), and only '_' joins anything else.
+				} else if cl, ncl := byteClass[c], byteClass[n]; cl&(cWord|cHigh) == 0 && ncl&cHigh == 0 &&
+					(cl&cMidLetter == 0 || ncl&cLetter == 0) {
+					// Punctuation, whitespace or a control character that ends the word:
+					// only . ' : join letters, and only when a letter follows (WB6/WB7).
 					s.push(b[p:i])
 					p = i
 					continue
