@@ -74,7 +74,7 @@ func TestAppendHashesMatchesOracle(t *testing.T) {
 		for _, text := range texts {
 			got, want := hashes(t, opt, text), oracle(t, opt, text)
 			if !slices.Equal(got, want) {
-				t.Errorf("%+v: AppendHashes(%.40q) = %d hashes, want %d (first differing from the oracle)", opt, text, len(got), len(want))
+				t.Errorf("%+v: AppendHashes(%.40q) gives %d hashes, not the %d of the oracle", opt, text, len(got), len(want))
 			}
 		}
 	}

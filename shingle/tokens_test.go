@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/clipperhouse/uax29/v2/words"
 )
 
@@ -167,6 +168,12 @@ func uaxTokens(text string) []string {
 func TestASCIIFastPath(t *testing.T) {
 	const alphabet = "aZ09_.':,;-\" \t\n\r/x"
 	extra := []string{"é", "\u0301", "\u00ad", "\u200d", "\u3000", "’", "中", "😀"}
+	opt := rawOptions
+	opt.K, opt.Bag = 1, true
+	bag1, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20000 {
 		var b strings.Builder
@@ -181,6 +188,14 @@ func TestASCIIFastPath(t *testing.T) {
 		got, want := tokens(t, rawOptions, text), uaxTokens(text)
 		if !slices.Equal(got, want) {
 			t.Fatalf("tokens of %q = %q, UAX #29 gives %q", text, got, want)
+		}
+		// And the same through AppendHashes: the window, not just the tokens.
+		var wantHashes []uint64
+		for _, w := range want {
+			wantHashes = append(wantHashes, xxhash.Sum64String(w))
+		}
+		if got := bag1.AppendHashes(nil, text); !slices.Equal(got, wantHashes) {
+			t.Fatalf("AppendHashes(%q) = %x, want the hashes of %q", text, got, want)
 		}
 	}
 }
