@@ -3,6 +3,7 @@ package lsh
 import (
 	"math/bits"
 
+	"github.com/neardup/neardup/internal/mix"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -44,10 +45,5 @@ func bandKey(i int, v []uint32) uint64 {
 	if len(v) == 1 {
 		h = bits.RotateLeft64(h+uint64(v[0])*prime2, 31) * prime1
 	}
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return h
+	return mix.Splitmix64(h)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/neardup/neardup/internal/mix"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -227,7 +228,7 @@ type core struct {
 	slots
 	free []uint32 // free slots, reused last in first out
 	// idTab maps ids to slots: open addressing with linear probing, entries slot+1, 0
-	// empty, home position mixID(id) >> idShift, at most 3/4 full, deletion by backward
+	// empty, home position mix.Splitmix64(id) >> idShift, at most 3/4 full, deletion by backward
 	// shift.
 	idTab   []uint32
 	idShift uint
@@ -324,21 +325,11 @@ func (c *core) check(sig minhash.Signature) error {
 	return nil
 }
 
-// mixID is the splitmix64 finalizer, spreading ids over the id table.
-func mixID(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // find returns id's position in the id table and its slot, or the empty position where it
 // would go.
 func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
 	mask := len(c.idTab) - 1
-	i := int(mixID(id) >> (c.idShift & 63))
+	i := int(mix.Splitmix64(id) >> (c.idShift & 63))
 	for {
 		s := c.idTab[i]
 		if s == 0 {
@@ -373,7 +364,7 @@ func (c *core) deleteAt(i int) {
 		if s == 0 {
 			break
 		}
-		home := int(mixID(c.id(s-1)) >> (c.idShift & 63))
+		home := int(mix.Splitmix64(c.id(s-1)) >> (c.idShift & 63))
 		if (j-home)&mask >= (j-i)&mask {
 			c.idTab[i] = s
 			i = j

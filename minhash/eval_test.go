@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/internal/mix"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -146,7 +147,7 @@ func appendKPerm(dst minhash.Signature, features []uint64, seed uint64, as, bs [
 		sig[i] = minhash.Empty
 	}
 	for _, f := range features {
-		x := splitmix(f ^ seed)
+		x := mix.Splitmix64(f ^ seed)
 		for i := range sig {
 			v := min(uint32((as[i]*x+bs[i])>>32), minhash.Empty-1)
 			if v < sig[i] {
@@ -162,18 +163,9 @@ func kPermCoefficients(k int, seed uint64) (as, bs []uint64) {
 	s := seed
 	for i := range as {
 		s += 0x9e3779b97f4a7c15
-		as[i] = splitmix(s) | 1
+		as[i] = mix.Splitmix64(s) | 1
 		s += 0x9e3779b97f4a7c15
-		bs[i] = splitmix(s)
+		bs[i] = mix.Splitmix64(s)
 	}
 	return as, bs
-}
-
-func splitmix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

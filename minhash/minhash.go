@@ -1,6 +1,10 @@
 package minhash
 
-import "math"
+import (
+	"math"
+
+	"github.com/neardup/neardup/internal/mix"
+)
 
 const (
 	// DefaultK is the signature length a zero Hasher uses.
@@ -77,7 +81,7 @@ func (h Hasher) AppendSignature(dst Signature, features []uint64) Signature {
 	kk := uint64(k)
 	seed := featureSeed(h.Seed)
 	for _, f := range features {
-		x := mix(f ^ seed)
+		x := mix.Splitmix64(f ^ seed)
 		// The high 32 bits pick the bin (Lemire's multiply-shift range reduction), the low
 		// 32 bits, independent of them, are the value.
 		b := (x >> 32) * kk >> 32
@@ -109,7 +113,7 @@ func grow(dst Signature, k int) Signature {
 // estimator stays unbiased. A signature with no non-empty bin (the empty set) is left all
 // Empty.
 //
-// The probes of bin i come four at a time from mix(probeSeed ^ (i<<32 | round)): each
+// The probes of bin i come four at a time from mix.Splitmix64(probeSeed ^ (i<<32 | round)): each
 // 16-bit quarter q, lowest first, gives the bin q*K >> 16. The sequence depends only on
 // the seed and K, never on the data, which is all unbiasedness needs.
 func densify(sig Signature, seed uint64) {
@@ -139,7 +143,7 @@ func densify(sig Signature, seed uint64) {
 		}
 	probe:
 		for round := uint64(0); ; round++ {
-			x := mix(ps ^ (uint64(i)<<32 | round))
+			x := mix.Splitmix64(ps ^ (uint64(i)<<32 | round))
 			for range 4 {
 				j := (x & 0xffff) * kk >> 16
 				if filled[j>>6]&(1<<(j&63)) != 0 {
@@ -154,19 +158,8 @@ func densify(sig Signature, seed uint64) {
 
 // featureSeed and probeSeed derive the frozen per-seed constants of the two hash
 // functions of the scheme: the feature permutation and the densification probes.
-func featureSeed(seed uint64) uint64 { return mix(seed ^ 0x6a09e667f3bcc908) }
-func probeSeed(seed uint64) uint64   { return mix(seed ^ 0xbb67ae8584caa73b) }
-
-// mix is the splitmix64 finalizer (Stafford's variant 13): a bijection of uint64 in which
-// every output bit depends on every input bit. It is part of the frozen scheme.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+func featureSeed(seed uint64) uint64 { return mix.Splitmix64(seed ^ 0x6a09e667f3bcc908) }
+func probeSeed(seed uint64) uint64   { return mix.Splitmix64(seed ^ 0xbb67ae8584caa73b) }
 
 // Similarity returns the estimated Jaccard similarity of the sets behind a and b: the
 // fraction of positions where they hold the same value. It is exact (1) for equal sets,
