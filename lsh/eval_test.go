@@ -128,7 +128,10 @@ func counts(got, want map[pair]bool) (both, g, w int) {
 // and exact Jaccard as the verifier. Outside -short it repeats with 20 seeds and reports
 // the means.
 func TestEvalRecallPrecision(t *testing.T) {
-	corpora := loadEval(t)
+	corpora, err := evaldata.LoadDebianSets()
+	if err != nil {
+		t.Fatal(err)
+	}
 	seeds := 20
 	if testing.Short() {
 		seeds = 1

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/internal/mix"
 	"github.com/neardup/neardup/minhash"
 )
@@ -14,7 +15,11 @@ import (
 // Jaccard of every listed pair must equal the published jaccard_w5 to its four decimals, so
 // that the estimator below is measured against the real reference.
 func TestEvalReference(t *testing.T) {
-	for _, c := range loadEval(t) {
+	sets, err := evaldata.LoadDebianSets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sets {
 		for _, p := range c.Pairs {
 			a, b := c.Docs[p.A], c.Docs[p.B]
 			if a == nil || b == nil {
@@ -53,7 +58,10 @@ func (s *errStats) String() string {
 // seeds: bias and RMSE by similarity range, next to sqrt(J(1-J)/K), which is the RMSE of
 // K independent permutations. Outside -short it also measures that k-permutation baseline.
 func TestEvalEstimator(t *testing.T) {
-	corpora := loadEval(t)
+	corpora, err := evaldata.LoadDebianSets()
+	if err != nil {
+		t.Fatal(err)
+	}
 	const k = minhash.DefaultK
 	seeds := 100
 	baseSeeds := 10

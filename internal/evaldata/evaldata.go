@@ -230,6 +230,15 @@ type Set struct {
 	Pairs []Pair              // ids are paths in the folder
 }
 
+// LoadDebianSets is DebianSets of Root.
+func LoadDebianSets() ([]Set, error) {
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	return DebianSets(root)
+}
+
 // DebianSets returns each debian-doc-versions folder as a Set.
 func DebianSets(root string) ([]Set, error) {
 	docs, pairs, err := Debian(root)
