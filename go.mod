@@ -13,5 +13,3 @@ require (
 	// package shingle.
 	golang.org/x/text v0.43.0
 )
-
-require golang.org/x/net v0.62.0 // indirect
