@@ -20,6 +20,14 @@ type IndexOptions struct {
 	// fingerprint; more blocks give longer table prefixes, so smaller buckets and faster
 	// queries at very large sizes, for more memory.
 	Blocks int
+	// Capacity is the number of fingerprints the index is expected to hold; 0 means
+	// unknown, and the index grows as needed. With it, NewIndex sizes the buckets, the id
+	// table and the slot index for that many, and gives every bucket room for its expected
+	// share, so that adding up to Capacity fingerprints never rebuilds the id table or the
+	// tables and seldom moves a bucket. It reserves the memory up front, about 44 bytes per
+	// expected fingerprint for the default design (the slots, 16 bytes each, are still
+	// allocated as they fill); beyond Capacity the index grows as it would without it.
+	Capacity int
 }
 
 // Match is one result of Index.Query: an indexed id, its fingerprint and the Hamming
@@ -72,8 +80,9 @@ type Index struct {
 }
 
 // NewIndex returns an empty index with the given options. It returns an error wrapping
-// ErrDesign when the design is impossible: a negative MaxDistance or Blocks, Blocks above
-// 64 or not above MaxDistance, or more than 1024 tables.
+// ErrDesign when the options are impossible: a negative MaxDistance or Blocks, Blocks above
+// 64 or not above MaxDistance, more than 1024 tables, or a Capacity that is negative or
+// above 2^32-1.
 func NewIndex(opt IndexOptions) (*Index, error) {
 	k := opt.MaxDistance
 	if k == 0 {
@@ -86,9 +95,15 @@ func NewIndex(opt IndexOptions) (*Index, error) {
 	case m == 0:
 		m = k + 1
 	}
+	if opt.Capacity < 0 || opt.Capacity > maxSlots {
+		return nil, fmt.Errorf("%w: capacity %d is outside 0..2^32-1; use 0 when unknown", ErrDesign, opt.Capacity)
+	}
 	x := &Index{}
 	if err := x.c.init(m, k); err != nil {
 		return nil, err
+	}
+	if opt.Capacity > 0 {
+		x.c.reserve(opt.Capacity)
 	}
 	return x, nil
 }
@@ -105,6 +120,31 @@ func (x *Index) Add(id, fp uint64) {
 		x.c.initDefault()
 	}
 	x.c.add(id, fp)
+}
+
+// AddBatch indexes fps[i] under ids[i] for every i, with the result of calling Add for
+// each pair in order: a later pair replaces an earlier one with the same id. It panics if
+// the slices differ in length. It reads ids and fps only during the call.
+//
+// It takes the write lock once, grows the id table once to hold Len()+len(ids), and then
+// inserts the new fingerprints table by table in bucket order, so that memory is written
+// in order rather than at random; this makes it much faster than Add per pair on large
+// indexes, all the more for large batches. It needs about 24 bytes per pair of temporary
+// memory, for at most a million pairs at a time. Ids already in the index, and new ids
+// while removed slots remain to be reused, are added one by one as by Add.
+func (x *Index) AddBatch(ids, fps []uint64) {
+	if len(ids) != len(fps) {
+		panic(fmt.Sprintf("hamming: AddBatch with %d ids and %d fingerprints", len(ids), len(fps)))
+	}
+	if len(ids) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.c.d == nil {
+		x.c.initDefault()
+	}
+	x.c.addBatch(ids, fps)
 }
 
 // Remove deletes id from the index and reports whether it was there. Its slot is reused
@@ -243,6 +283,20 @@ func (s *slots) append(id, fp uint64) uint32 {
 	s.ids[c] = append(s.ids[c], id)
 	s.nslots++
 	return uint32(i)
+}
+
+// reserve makes room in the chunk index for n slots, and makes the first chunk full size
+// when n needs it, so that filling n slots never copies.
+func (s *slots) reserve(n int) {
+	if s.nslots > 0 {
+		return
+	}
+	chunks := (n + slotChunk - 1) >> slotChunkBits
+	s.fps = make([][]uint64, 0, chunks)
+	s.ids = make([][]uint64, 0, chunks)
+	size := min(max(n, 16), slotChunk)
+	s.fps = append(s.fps, make([]uint64, 0, size))
+	s.ids = append(s.ids, make([]uint64, 0, size))
 }
 
 // bytes returns the memory the slot chunks hold.
@@ -491,6 +545,25 @@ func (c *core) init(blocks, k int) error {
 	return nil
 }
 
+// reserve sizes an empty core for n fingerprints: the bucket bits, the id table, the slot
+// index, and segments with room for each bucket's expected share.
+func (c *core) reserve(n int) {
+	for n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
+		c.bbits++
+	}
+	for i := range c.tabs {
+		t := &c.tabs[i]
+		nb := min(c.bbits, t.width)
+		// Room for e, the expected length, and an eighth more: buckets vary (about
+		// Poisson with mean e), but a segment's 64 vary together much less, so the few
+		// buckets that overflow borrow the spare room of their segment in place.
+		e := (n + 1<<nb - 1) >> nb
+		t.reset(nb, make([]bucketMeta, 1<<nb), func(int) int { return e + room(e) })
+	}
+	c.rebuildIDTable(idTableSize(n), idSlotBits(n))
+	c.slots.reserve(n)
+}
+
 // checkIndexDesign validates a (blocks, k) design for an index, without allocating.
 func checkIndexDesign(blocks, k int) error {
 	if err := checkDesign(blocks, k); err != nil {
@@ -657,6 +730,138 @@ func (c *core) add(id, fp uint64) {
 	c.link(slot, fp)
 	if c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		c.rebucket(c.bbits + 1)
+	}
+}
+
+// addBatch indexes fps[i] under ids[i] in order; see AddBatch.
+func (c *core) addBatch(ids, fps []uint64) {
+	// Grow the id table once, for the most the batch can add.
+	if size, sb := idTableSize(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.idTab) || sb > c.idSlotBits {
+		c.rebuildIDTable(max(size, len(c.idTab)), max(sb, c.idSlotBits))
+	}
+	// Slots from base on are new and not yet in the tables: a later pair for the same id
+	// only overwrites the fingerprint.
+	base := uint32(c.nslots)
+	const group = 32 // ids whose id-table lines are loaded together, to overlap the misses
+	mask := len(c.idTab) - 1
+	for lo := 0; lo < len(ids); lo += group {
+		hi := min(lo+group, len(ids))
+		var touch uint32
+		for _, id := range ids[lo:hi] {
+			touch += c.idTab[int(mix(id)>>(c.idShift&63))&mask]
+		}
+		c.touch += touch
+		for i := lo; i < hi; i++ {
+			id, fp := ids[i], fps[i]
+			pos, slot, ok := 0, uint32(0), false
+			if c.n > 0 {
+				pos, slot, ok = c.find(id)
+			} else {
+				pos = int(mix(id) >> (c.idShift & 63))
+			}
+			switch {
+			case ok && slot >= base:
+				c.set(slot, id, fp)
+			case ok || len(c.free) > 0:
+				c.add(id, fp)
+			default:
+				slot = c.slots.append(id, fp)
+				c.idTab[pos] = c.idEntry(id, slot)
+				c.n++
+			}
+		}
+	}
+	if c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
+		nb := c.bbits
+		for c.n > bucketLoad<<nb && nb < c.maxBits {
+			nb++
+		}
+		c.rebucket(nb)
+	}
+	c.linkBatch(base, uint32(c.nslots))
+}
+
+// linkBatch adds the new slots lo..hi-1 to every table. When they are at least as many as
+// the table's other entries and do not fit its segments, the table is rebuilt with all of
+// them, as by rebucket; otherwise they are added in order of bucket, a million at a time,
+// so that the segments are written in one sweep rather than at random.
+func (c *core) linkBatch(lo, hi uint32) {
+	n := int(hi - lo)
+	if n < 64 {
+		for s := lo; s < hi; s++ {
+			c.link(s, c.fp(s))
+		}
+		return
+	}
+	const chunk = 1 << 20
+	var (
+		bs, sorted []uint32 // buckets, then slots in bucket order
+		es, out    []uint64 // entries, and in bucket order
+		count      []int
+	)
+	for i := range c.tabs {
+		t := &c.tabs[i]
+		old := c.n - n
+		if n >= old {
+			space := 0
+			for _, seg := range t.segs {
+				space += len(seg)
+			}
+			if space < c.n {
+				saved := *t
+				c.fill(t, t.bits, room, func(yield func(uint32) bool) {
+					for b := range saved.meta {
+						for _, e := range saved.bucket(b) {
+							if !yield(uint32(e)) {
+								return
+							}
+						}
+					}
+					for s := lo; s < hi; s++ {
+						if !yield(s) {
+							return
+						}
+					}
+				})
+				continue
+			}
+		}
+		if bs == nil {
+			m := min(n, chunk)
+			bs, sorted = make([]uint32, m), make([]uint32, m)
+			es, out = make([]uint64, m), make([]uint64, m)
+		}
+		// Sort by the top db bucket bits: enough for the buckets of a group to be
+		// neighbours in memory.
+		db := min(t.bits, 12, uint(bits.Len(uint(min(n, chunk)))))
+		shift := (t.bits - db) & 63
+		if len(count) < 1<<db+1 {
+			count = make([]int, 1<<db+1)
+		}
+		cnt := count[:1<<db+1]
+		for clo := lo; clo < hi; clo += chunk {
+			chi := min(clo+chunk, hi)
+			m := int(chi - clo)
+			clear(cnt)
+			for j := range m {
+				s := clo + uint32(j)
+				b, e := t.entry(t.perm.Apply(c.fp(s)), s)
+				bs[j], es[j] = uint32(b), e
+				cnt[b>>shift+1]++
+			}
+			for g := 1; g < len(cnt); g++ {
+				cnt[g] += cnt[g-1]
+			}
+			for j := range m {
+				g := bs[j] >> shift
+				k := cnt[g]
+				cnt[g]++
+				sorted[k], out[k] = bs[j], es[j]
+			}
+			for j := range m {
+				t.add(int(sorted[j]), out[j])
+			}
+		}
 	}
 }
 
@@ -839,28 +1044,32 @@ type lanes struct {
 	sig [4]uint32
 	tab [4]int
 	n   int
+	// touch is a sum of words loaded ahead of use, stored so the loads stay.
+	touch uint64
 }
 
-// scan appends the matches found in the first ls.n lanes to dst.
+// scan appends the matches found in the first ls.n lanes to dst. Four lanes are first
+// touched (see touchAll), then scanned in lockstep up to the shortest, by next3 when k
+// is at most 3; the rest of each lane is scanned alone.
 func (c *core) scan(dst []Match, ls *lanes, fp uint64, k int) []Match {
 	m := 0 // entries scanned in lockstep
 	if ls.n == 4 {
-		b0, b1, b2, b3 := ls.bk[0], ls.bk[1], ls.bk[2], ls.bk[3]
-		q0, q1, q2, q3 := ls.sig[0], ls.sig[1], ls.sig[2], ls.sig[3]
-		m = min(len(b0), len(b1), len(b2), len(b3))
-		b0, b1, b2, b3 = b0[:m], b1[:m], b2[:m], b3[:m] // for bounds-check elimination
-		for j := range m {
-			if bits.OnesCount32(uint32(b0[j]>>32)^q0) <= k {
-				dst = c.verify(dst, ls.tab[0], b0[j], fp, k)
+		ls.touchAll()
+		m = min(len(ls.bk[0]), len(ls.bk[1]), len(ls.bk[2]), len(ls.bk[3]))
+		if k <= 3 {
+			for j := ls.next3(0, m); j < m; j = ls.next3(j+1, m) {
+				dst = c.verify4(dst, ls, j, fp, k)
 			}
-			if bits.OnesCount32(uint32(b1[j]>>32)^q1) <= k {
-				dst = c.verify(dst, ls.tab[1], b1[j], fp, k)
-			}
-			if bits.OnesCount32(uint32(b2[j]>>32)^q2) <= k {
-				dst = c.verify(dst, ls.tab[2], b2[j], fp, k)
-			}
-			if bits.OnesCount32(uint32(b3[j]>>32)^q3) <= k {
-				dst = c.verify(dst, ls.tab[3], b3[j], fp, k)
+		} else {
+			b0, b1, b2, b3 := ls.bk[0][:m], ls.bk[1][:m], ls.bk[2][:m], ls.bk[3][:m]
+			q0, q1, q2, q3 := ls.sig[0], ls.sig[1], ls.sig[2], ls.sig[3]
+			for j := range m {
+				if bits.OnesCount32(uint32(b0[j]>>32)^q0) <= k ||
+					bits.OnesCount32(uint32(b1[j]>>32)^q1) <= k ||
+					bits.OnesCount32(uint32(b2[j]>>32)^q2) <= k ||
+					bits.OnesCount32(uint32(b3[j]>>32)^q3) <= k {
+					dst = c.verify4(dst, ls, j, fp, k)
+				}
 			}
 		}
 	}
@@ -875,6 +1084,88 @@ func (c *core) scan(dst []Match, ls *lanes, fp uint64, k int) []Match {
 	return dst
 }
 
+// touchAll loads one word of every cache line of the four lanes' buckets, in the order
+// the scan reaches them, and keeps their sum in ls.touch. The loads are independent, so
+// the CPU keeps many cache misses in flight (as many as it has miss buffers), where the
+// scan alone, reading each bucket in order, waits for one line of each at a time.
+func (ls *lanes) touchAll() {
+	var t uint64
+	b0, b1, b2, b3 := ls.bk[0], ls.bk[1], ls.bk[2], ls.bk[3]
+	m := max(len(b0), len(b1), len(b2), len(b3))
+	for j := 0; j < m; j += 8 {
+		if j < len(b0) {
+			t += b0[j]
+		}
+		if j < len(b1) {
+			t += b1[j]
+		}
+		if j < len(b2) {
+			t += b2[j]
+		}
+		if j < len(b3) {
+			t += b3[j]
+		}
+	}
+	ls.touch = t
+}
+
+// next3 returns the first j in [from, m) at which an entry of one of the four lanes has
+// a signature within 3 bits of its lane's, or m if there is none; m is at most the
+// length of every lane.
+//
+// Clearing the lowest set bit three times leaves 0 exactly when at most three bits are
+// set: a test in plain ALU operations. bits.OnesCount32 would branch on the CPU's POPCNT
+// support at every entry, and the call in its fallback, like a call to verify in the
+// loop, would make the compiler keep the loop's values on the stack; as a leaf function,
+// next3 keeps them all in registers.
+//
+//go:noinline
+func (ls *lanes) next3(from, m int) int {
+	b0, b1, b2, b3 := ls.bk[0][from:m], ls.bk[1][from:m], ls.bk[2][from:m], ls.bk[3][from:m]
+	q0, q1, q2, q3 := ls.sig[0], ls.sig[1], ls.sig[2], ls.sig[3]
+	// One lane after the other, so that each needs two registers: the CPU overlaps them.
+	for j := range b0 {
+		x := uint32(b0[j]>>32) ^ q0
+		x &= x - 1
+		x &= x - 1
+		if x&(x-1) == 0 {
+			return from + j
+		}
+		x = uint32(b1[j]>>32) ^ q1
+		x &= x - 1
+		x &= x - 1
+		if x&(x-1) == 0 {
+			return from + j
+		}
+		x = uint32(b2[j]>>32) ^ q2
+		x &= x - 1
+		x &= x - 1
+		if x&(x-1) == 0 {
+			return from + j
+		}
+		x = uint32(b3[j]>>32) ^ q3
+		x &= x - 1
+		x &= x - 1
+		if x&(x-1) == 0 {
+			return from + j
+		}
+	}
+	return m
+}
+
+// verify4 calls verify for the entry j of each of the four lanes whose signature is
+// within k bits of the query's.
+//
+//go:noinline
+func (c *core) verify4(dst []Match, ls *lanes, j int, fp uint64, k int) []Match {
+	for i := range 4 {
+		if e := ls.bk[i][j]; bits.OnesCount32(uint32(e>>32)^ls.sig[i]) <= k {
+			dst = c.verify(dst, ls.tab[i], e, fp, k)
+		}
+	}
+	return dst
+}
+
 // verify appends the match of entry e of table ti to dst if its fingerprint is within k
 // bits of fp and the table owns the pair, so that each match is reported once. It is kept
 // out of the scan loops, which it would otherwise crowd out of registers.
@@ -883,12 +1174,15 @@ func (c *core) scan(dst []Match, ls *lanes, fp uint64, k int) []Match {
 func (c *core) verify(dst []Match, ti int, e, fp uint64, k int) []Match {
 	slot := uint32(e)
 	cand := c.fp(slot)
+	// Loaded before the test, so that its cache miss overlaps the fingerprint's: an entry
+	// that passes the signature test is almost always a match.
+	id := c.id(slot)
 	x := cand ^ fp
 	d := bits.OnesCount64(x)
 	if d > k || c.d.owner(x) != c.tabs[ti].chosen {
 		return dst
 	}
-	return append(dst, Match{ID: c.id(slot), Fingerprint: cand, Distance: d})
+	return append(dst, Match{ID: id, Fingerprint: cand, Distance: d})
 }
 
 // compareMatches orders matches by distance, then id.

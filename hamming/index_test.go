@@ -380,6 +380,11 @@ func TestIndexConcurrent(t *testing.T) {
 						return
 					}
 					delete(m, id)
+				case 1:
+					// A batch of two pairs, the second replacing the first.
+					fp1, fp2 := r.Uint64(), r.Uint64()
+					x.AddBatch([]uint64{id, id}, []uint64{fp1, fp2})
+					m[id] = fp2
 				default:
 					fp := r.Uint64()
 					if i%3 == 0 && len(m) > 0 {
@@ -449,6 +454,103 @@ func TestIndexConcurrent(t *testing.T) {
 	checkIndex(t, rand.New(rand.NewPCG(9, 9)), x, all, 200)
 }
 
+// TestIndexAddBatch checks AddBatch against the oracle of adding each pair in order:
+// batches of every size mixing new ids, ids repeated within the batch, ids already
+// indexed, and ids re-added after removals (so from the free list), with and without
+// Capacity.
+func TestIndexAddBatch(t *testing.T) {
+	for _, dz := range indexDesigns {
+		for _, capacity := range []int{0, 30_000} {
+			t.Run(fmt.Sprintf("blocks=%d/k=%d/capacity=%d", dz.blocks, dz.k, capacity), func(t *testing.T) {
+				t.Parallel()
+				r := rand.New(rand.NewPCG(11, uint64(dz.blocks*64+dz.k)))
+				x := mustIndex(t, IndexOptions{MaxDistance: dz.k, Blocks: dz.blocks, Capacity: capacity})
+				m := indexModel{}
+				var known []uint64
+				batch := func(size int) {
+					ids, fps := make([]uint64, size), make([]uint64, size)
+					for i := range ids {
+						switch {
+						case i > 0 && r.IntN(8) == 0: // repeat an id of this batch
+							ids[i] = ids[r.IntN(i)]
+						case len(known) > 0 && r.IntN(8) == 0: // an id indexed or removed before
+							ids[i] = known[r.IntN(len(known))]
+						default:
+							ids[i] = newID(r, m)
+						}
+						fps[i] = r.Uint64()
+						if i > 0 && r.IntN(4) == 0 { // near a fingerprint of the batch
+							fps[i] = flipBits(r, fps[r.IntN(i)], r.IntN(dz.k+1))
+						}
+					}
+					x.AddBatch(ids, fps)
+					for i, id := range ids {
+						if _, ok := m[id]; !ok {
+							known = append(known, id)
+						}
+						m[id] = fps[i]
+					}
+				}
+				for _, size := range []int{0, 1, 5, 63, 64, 100, 1000, 5000, 20_000} {
+					batch(size)
+					checkIndex(t, r, x, m, 20)
+				}
+				// Remove a third, so the next batch reuses free slots.
+				for id := range m {
+					if r.IntN(3) == 0 {
+						x.Remove(id)
+						delete(m, id)
+					}
+				}
+				batch(3000)
+				checkIndex(t, r, x, m, 50)
+				batch(10_000)
+				checkIndex(t, r, x, m, 50)
+			})
+		}
+	}
+}
+
+func TestIndexAddBatchPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("AddBatch with 2 ids and 1 fingerprint did not panic")
+		}
+	}()
+	var x Index
+	x.AddBatch([]uint64{1, 2}, []uint64{3})
+}
+
+// TestIndexCapacity checks that filling an index up to its Capacity neither rebuilds the
+// id table nor rebuckets, and that it allocates little beyond the slots. Buckets are short
+// at this size (11 entries) and segments small enough for the allocator's size classes to
+// round them up, so the reservation weighs more than at 10M, where BenchmarkIndexAdd
+// reports the figure the doc gives.
+func TestIndexCapacity(t *testing.T) {
+	const n = 180_000
+	x := mustIndex(t, IndexOptions{Capacity: n})
+	reserved := float64(x.MemoryUsage()) / n
+	if reserved > 60 {
+		t.Errorf("an empty index with Capacity %d reserves %.1f bytes per fingerprint, want <= 60", n, reserved)
+	}
+	bbits, idTab := x.c.bbits, len(x.c.idTab)
+	r := rand.New(rand.NewPCG(6, 6))
+	m := indexModel{}
+	for i := range n {
+		fp := r.Uint64()
+		x.Add(uint64(i), fp)
+		m[uint64(i)] = fp
+	}
+	if x.c.bbits != bbits || len(x.c.idTab) != idTab {
+		t.Fatalf("filling to Capacity changed bucket bits %d -> %d, id table %d -> %d", bbits, x.c.bbits, idTab, len(x.c.idTab))
+	}
+	// The slots take 16 bytes per fingerprint; segments that overflowed take a little.
+	if per := float64(x.MemoryUsage()) / n; per > reserved+17 {
+		t.Errorf("MemoryUsage at Capacity = %.1f bytes per fingerprint, %.1f reserved: filling grew more than the slots", per, reserved)
+	}
+	checkIndex(t, r, x, m, 50)
+}
+
 func TestNewIndexErrors(t *testing.T) {
 	for _, tc := range []struct {
 		opt     IndexOptions
@@ -465,6 +567,9 @@ func TestNewIndexErrors(t *testing.T) {
 		{IndexOptions{MaxDistance: 64}, true},             // 65 blocks
 		{IndexOptions{MaxDistance: 32, Blocks: 64}, true}, // 64 choose 32 tables
 		{IndexOptions{MaxDistance: 5, Blocks: 20}, true},  // 15504 tables
+		{IndexOptions{Capacity: 1}, false},
+		{IndexOptions{Capacity: -1}, true},
+		{IndexOptions{Capacity: 1 << 32}, true},
 	} {
 		x, err := NewIndex(tc.opt)
 		if tc.wantErr {
@@ -688,26 +793,47 @@ func BenchmarkIndexQuery(b *testing.B) {
 }
 
 // BenchmarkIndexAdd measures building a default-design index of n random fingerprints
-// from empty, reporting adds/s and the memory per fingerprint.
+// from empty, with ids 0..n-1, reporting adds/s and the memory per fingerprint: by Add
+// without and with Capacity n, and by AddBatch in batches of 4096 and of all n, without and
+// with Capacity.
 func BenchmarkIndexAdd(b *testing.B) {
 	for _, n := range benchSizes() {
-		b.Run(fmt.Sprintf("n=%dM", n/1_000_000), func(b *testing.B) {
-			r := rand.New(rand.NewPCG(2, 2))
-			fps := make([]uint64, n)
-			for i := range fps {
-				fps[i] = r.Uint64()
-			}
-			b.ReportAllocs()
-			var x *Index
-			for b.Loop() {
-				x = mustIndex(b, IndexOptions{})
-				for i, fp := range fps {
-					x.Add(uint64(i), fp)
+		r := rand.New(rand.NewPCG(2, 2))
+		ids, fps := make([]uint64, n), make([]uint64, n)
+		for i := range fps {
+			ids[i], fps[i] = uint64(i), r.Uint64()
+		}
+		for _, bc := range []struct {
+			name            string
+			capacity, batch int
+		}{
+			{"Add", 0, 0},
+			{"Add/Capacity", n, 0},
+			{"AddBatch=4096", 0, 4096},
+			{"AddBatch=4096/Capacity", n, 4096},
+			{"AddBatch=all", 0, n},
+			{"AddBatch=all/Capacity", n, n},
+		} {
+			b.Run(fmt.Sprintf("n=%dM/%s", n/1_000_000, bc.name), func(b *testing.B) {
+				b.ReportAllocs()
+				var x *Index
+				for b.Loop() {
+					x = mustIndex(b, IndexOptions{Capacity: bc.capacity})
+					if bc.batch == 0 {
+						for i, fp := range fps {
+							x.Add(ids[i], fp)
+						}
+						continue
+					}
+					for lo := 0; lo < n; lo += bc.batch {
+						hi := min(lo+bc.batch, n)
+						x.AddBatch(ids[lo:hi], fps[lo:hi])
+					}
 				}
-			}
-			b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "adds/s")
-			b.ReportMetric(float64(x.MemoryUsage())/float64(n), "B/fp")
-		})
+				b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "adds/s")
+				b.ReportMetric(float64(x.MemoryUsage())/float64(n), "B/fp")
+			})
+		}
 	}
 }
 
