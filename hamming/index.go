@@ -24,9 +24,10 @@ type IndexOptions struct {
 	// unknown, and the index grows as needed. With it, NewIndex sizes the buckets, the id
 	// table and the slot index for that many, and gives every bucket room for its expected
 	// share, so that adding up to Capacity fingerprints never rebuilds the id table or the
-	// tables and seldom moves a bucket. It reserves the memory up front, about 44 bytes per
-	// expected fingerprint for the default design (the slots, 16 bytes each, are still
-	// allocated as they fill); beyond Capacity the index grows as it would without it.
+	// tables and seldom moves a bucket. It reserves the memory up front: about 44 bytes
+	// per expected fingerprint for the default design at 10M, more for small capacities,
+	// whose buckets are short (the slots, 16 bytes each, are allocated as they fill);
+	// beyond Capacity the index grows as it would without it.
 	Capacity int
 }
 
@@ -71,10 +72,11 @@ const (
 // design above a million fingerprints.
 //
 // Measured at 10M with the default design, k=3, on one core of a 2-core AMD EPYC virtual
-// machine whose speed drifts by up to 40% from minute to minute (so each figure is a
-// range): a query takes 2-2.5µs (400-500k queries/s); building from empty by Add costs
-// 1-1.4µs per fingerprint (0.7-1M/s), 0.6-1.1µs with Capacity set (0.9-1.6M/s), and
-// AddBatch in batches of 4096 or more 0.15-0.6µs (2-7M/s).
+// machine whose speed drifts by up to 40% from minute to minute, so each figure is the
+// range of several runs: a query takes 1.6-2.5µs (400-600k queries/s). Building from
+// empty by Add costs 0.9-1.9µs per fingerprint (0.53-1.16M/s), 0.6-1.4µs with Capacity
+// (0.74-1.6M/s); by AddBatch in batches of 4096, 0.5-1.1µs (0.9-1.9M/s), 0.17-0.43µs with
+// Capacity (2.3-6M/s); and in one batch of 10M, 0.14-0.33µs (3-7M/s).
 //
 // An Index is safe for concurrent use: one sync.RWMutex guards a single-threaded core;
 // Query, AppendQuery, Fingerprint, Len, MemoryUsage and WriteTo take the read lock and run
