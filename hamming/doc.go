@@ -31,8 +31,8 @@
 //
 // Choosing m: more blocks mean more tables (C(m,k) passes) but longer prefixes, so fewer
 // fingerprints share one by chance. AutoBlocks picks m from n and k with a cost model
-// measured on this implementation; for k = 3 it picks 4 blocks below a few thousand
-// fingerprints, 5 up to about two million, then 6.
+// measured on this implementation; for k = 3 it picks 4 blocks below about 20,000
+// fingerprints, 5 up to about 3 million, then 6.
 //
 // # Online index
 //
