@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/neardup/neardup/internal/mix"
 )
 
 // IndexOptions configures an Index. The zero value means MaxDistance 3 with 4 blocks, the
@@ -240,8 +242,8 @@ type core struct {
 	free           []uint32 // free slots, reused last in first out
 	// idTab maps ids to slots: open addressing with linear probing, at most 3/4 full,
 	// deletion by backward shift (no tombstones). An id's home position is
-	// mix(id)>>idShift. An entry holds slot+1 in its low idSlotBits bits (0 is empty) and,
-	// above them, the same bits of uint32(mix(id)) as a tag: a probe loads the id of an
+	// mix.Splitmix64(id)>>idShift. An entry holds slot+1 in its low idSlotBits bits (0 is empty) and,
+	// above them, the same bits of uint32(mix.Splitmix64(id)) as a tag: a probe loads the id of an
 	// entry (a cache miss) only when the tag matches. idSlotBits grows with the slots, so
 	// the tags shrink from 16 bits to 8 at 10M slots and vanish at 2^31.
 	idTab      []uint32
@@ -588,17 +590,6 @@ func checkIndexDesign(blocks, k int) error {
 	return nil
 }
 
-// mix is the splitmix64 finalizer: a bijection of uint64 whose top bits depend on every
-// input bit, so sequential ids spread over the id table.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // slotMask returns the mask of the slot bits of an id table entry.
 func (c *core) slotMask() uint32 { return uint32(uint64(1)<<c.idSlotBits - 1) }
 
@@ -607,13 +598,13 @@ func (c *core) slotOf(e uint32) uint32 { return e&c.slotMask() - 1 }
 
 // idEntry returns the id table entry of id in slot.
 func (c *core) idEntry(id uint64, slot uint32) uint32 {
-	return uint32(mix(id))&^c.slotMask() | (slot + 1)
+	return uint32(mix.Splitmix64(id))&^c.slotMask() | (slot + 1)
 }
 
 // find returns id's position in the id table and its slot, or the empty position where it
 // would go.
 func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
-	h := mix(id)
+	h := mix.Splitmix64(id)
 	mask, sm := len(c.idTab)-1, c.slotMask()
 	tag := uint32(h) &^ sm
 	i := int(h >> (c.idShift & 63))
@@ -662,7 +653,7 @@ func (c *core) rebuildIDTable(size int, slotBits uint) {
 		hi := min(lo+batch, uint32(c.nslots))
 		var touch uint32
 		for s := lo; s < hi; s++ {
-			homes[s-lo] = int(mix(c.id(s)) >> (c.idShift & 63))
+			homes[s-lo] = int(mix.Splitmix64(c.id(s)) >> (c.idShift & 63))
 			touch += c.idTab[homes[s-lo]&mask]
 		}
 		for s := lo; s < hi; s++ {
@@ -686,7 +677,7 @@ func (c *core) deleteAt(i int) {
 		if e == 0 {
 			break
 		}
-		home := int(mix(c.id(c.slotOf(e))) >> (c.idShift & 63))
+		home := int(mix.Splitmix64(c.id(c.slotOf(e))) >> (c.idShift & 63))
 		if (j-home)&mask >= (j-i)&mask {
 			c.idTab[i] = e
 			i = j
@@ -761,7 +752,7 @@ func (c *core) addBatch(ids, fps []uint64) {
 		hi := min(lo+group, len(ids))
 		var touch uint32
 		for _, id := range ids[lo:hi] {
-			touch += c.idTab[int(mix(id)>>(c.idShift&63))&mask]
+			touch += c.idTab[int(mix.Splitmix64(id)>>(c.idShift&63))&mask]
 		}
 		c.touch += touch
 		for i := lo; i < hi; i++ {
@@ -770,7 +761,7 @@ func (c *core) addBatch(ids, fps []uint64) {
 			if c.n > 0 {
 				pos, slot, ok = c.find(id)
 			} else {
-				pos = int(mix(id) >> (c.idShift & 63))
+				pos = int(mix.Splitmix64(id) >> (c.idShift & 63))
 			}
 			switch {
 			case ok && slot >= base:
