@@ -3,11 +3,11 @@ package hamming
 import (
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"slices"
+
+	"github.com/neardup/neardup/internal/snapfile"
 )
 
 // The index snapshot format, version 1, is frozen; all integers are little-endian:
@@ -26,14 +26,11 @@ import (
 const (
 	snapshotMagic   = "NDHAMIDX"
 	snapshotVersion = 1
-	snapshotHeader  = 8 + 4 + 4 + 4 + 8
+	snapshotHeader  = 4 + 4 + 8 // after the magic and version
 	snapshotRecord  = 16
 	// snapshotChunk is the records read or written per I/O call (64 KiB).
 	snapshotChunk = 4096
 )
-
-// castagnoli is the CRC-32C table; it is never written after initialization.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // WriteTo writes a snapshot of the index to w (see the format above) and returns the
 // bytes written; Index implements io.WriterTo. It copies the (id, fingerprint) pairs under
@@ -48,27 +45,18 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	blocks, k, recs := x.records()
 	slices.SortFunc(recs, func(a, b record) int { return cmp.Compare(a.id, b.id) })
 
-	sw := snapshotWriter{w: w, buf: make([]byte, 0, snapshotChunk*snapshotRecord)}
-	sw.buf = append(sw.buf, snapshotMagic...)
-	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, snapshotVersion)
-	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(blocks))
-	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, uint32(k))
-	sw.buf = binary.LittleEndian.AppendUint64(sw.buf, uint64(len(recs)))
+	sw := snapfile.NewWriter(w, "hamming", snapshotMagic, snapshotVersion, snapshotChunk*snapshotRecord)
+	sw.Buf = binary.LittleEndian.AppendUint32(sw.Buf, uint32(blocks))
+	sw.Buf = binary.LittleEndian.AppendUint32(sw.Buf, uint32(k))
+	sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, uint64(len(recs)))
 	for _, r := range recs {
-		if len(sw.buf)+snapshotRecord > cap(sw.buf) {
-			if err := sw.flush(); err != nil {
-				return sw.n, err
-			}
+		if err := sw.Room(snapshotRecord); err != nil {
+			return 0, err
 		}
-		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, r.id)
-		sw.buf = binary.LittleEndian.AppendUint64(sw.buf, r.fp)
+		sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, r.id)
+		sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, r.fp)
 	}
-	if err := sw.flush(); err != nil {
-		return sw.n, err
-	}
-	sw.buf = binary.LittleEndian.AppendUint32(sw.buf, sw.crc)
-	err := sw.flush()
-	return sw.n, err
+	return sw.Finish()
 }
 
 // record is one (id, fingerprint) pair of a snapshot.
@@ -96,25 +84,6 @@ func (x *Index) records() (blocks, k int, recs []record) {
 	return c.d.blocks, c.d.k, recs
 }
 
-// snapshotWriter buffers writes and checksums what it writes.
-type snapshotWriter struct {
-	w   io.Writer
-	buf []byte
-	crc uint32
-	n   int64
-}
-
-func (sw *snapshotWriter) flush() error {
-	sw.crc = crc32.Update(sw.crc, castagnoli, sw.buf)
-	n, err := sw.w.Write(sw.buf)
-	sw.n += int64(n)
-	sw.buf = sw.buf[:0]
-	if err != nil {
-		return fmt.Errorf("hamming: writing index snapshot: %w", err)
-	}
-	return nil
-}
-
 // ReadIndex reads a snapshot written by WriteTo and rebuilds the index. It reads exactly
 // the snapshot's bytes from r, in 64 KiB reads, so r needs no buffering and may go on
 // with other data. A malformed snapshot gives an error wrapping ErrSnapshot: bad magic,
@@ -125,20 +94,14 @@ func (sw *snapshotWriter) flush() error {
 // 10M), and the index it builds has no room to grow in its buckets: the least memory for
 // an index that is mostly queried, while the first adds lay segments out with room.
 func ReadIndex(r io.Reader) (*Index, error) {
+	sr := snapfile.NewReader(r, "hamming", ErrSnapshot)
 	var hdr [snapshotHeader]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, readError(err, "header")
+	if err := sr.Header(snapshotMagic, snapshotVersion, hdr[:]); err != nil {
+		return nil, err
 	}
-	crc := crc32.Update(0, castagnoli, hdr[:])
-	if string(hdr[:8]) != snapshotMagic {
-		return nil, fmt.Errorf("%w: magic %q is not %q: not an index snapshot", ErrSnapshot, hdr[:8], snapshotMagic)
-	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != snapshotVersion {
-		return nil, fmt.Errorf("%w: version %d is unknown; this package reads version %d", ErrSnapshot, v, snapshotVersion)
-	}
-	blocks := binary.LittleEndian.Uint32(hdr[12:])
-	k := binary.LittleEndian.Uint32(hdr[16:])
-	count := binary.LittleEndian.Uint64(hdr[20:])
+	blocks := binary.LittleEndian.Uint32(hdr[0:])
+	k := binary.LittleEndian.Uint32(hdr[4:])
+	count := binary.LittleEndian.Uint64(hdr[8:])
 	if blocks > Bits || k > Bits {
 		// Checked here so that the int conversions below cannot overflow.
 		return nil, fmt.Errorf("%w: %w: %d blocks with distance %d", ErrSnapshot, ErrDesign, blocks, k)
@@ -159,10 +122,9 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	for sl.nslots < n {
 		m := min(n-sl.nslots, snapshotChunk)
 		chunk := buf[:m*snapshotRecord]
-		if got, err := io.ReadFull(r, chunk); err != nil {
-			return nil, readError(err, fmt.Sprintf("record %d of %d", sl.nslots+got/snapshotRecord+1, n))
+		if err := sr.ReadRecords(chunk, snapshotRecord, sl.nslots, n); err != nil {
+			return nil, err
 		}
-		crc = crc32.Update(crc, castagnoli, chunk)
 		for i := 0; i < len(chunk); i += snapshotRecord {
 			id := binary.LittleEndian.Uint64(chunk[i:])
 			fp := binary.LittleEndian.Uint64(chunk[i+8:])
@@ -177,12 +139,8 @@ func ReadIndex(r io.Reader) (*Index, error) {
 			last = id
 		}
 	}
-	var tail [4]byte
-	if _, err := io.ReadFull(r, tail[:]); err != nil {
-		return nil, readError(err, "checksum")
-	}
-	if got := binary.LittleEndian.Uint32(tail[:]); got != crc {
-		return nil, fmt.Errorf("%w: checksum %#08x does not match the content's %#08x: the snapshot is corrupt", ErrSnapshot, got, crc)
+	if err := sr.Verify(); err != nil {
+		return nil, err
 	}
 	x := &Index{}
 	if err := x.c.init(int(blocks), int(k)); err != nil {
@@ -191,13 +149,4 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	x.c.slots = sl
 	x.c.build()
 	return x, nil
-}
-
-// readError classifies an error from reading part of a snapshot: running out of input is
-// a truncated snapshot, anything else an I/O error passed on.
-func readError(err error, part string) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: truncated in the %s", ErrSnapshot, part)
-	}
-	return fmt.Errorf("hamming: reading index snapshot %s: %w", part, err)
 }

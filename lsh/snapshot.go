@@ -2,13 +2,12 @@ package lsh
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"slices"
 
+	"github.com/neardup/neardup/internal/snapfile"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -32,13 +31,10 @@ import (
 const (
 	snapshotMagic   = "NDLSHIDX"
 	snapshotVersion = 1
-	snapshotHeader  = 8 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8
+	snapshotHeader  = 4 + 4 + 4 + 8 + 8 + 8 + 8 // after the magic and version
 	// snapshotBuffer is the size of the reads and writes of a snapshot (64 KiB).
 	snapshotBuffer = 64 << 10
 )
-
-// castagnoli is the CRC-32C table; it is never written after initialization.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // WriteTo writes a snapshot of the index to w (see the format above) and returns the
 // bytes written; Index implements io.WriterTo. It streams in 64 KiB writes, holding the
@@ -63,54 +59,26 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	slices.Sort(ids)
 
 	record := 8 + 4*o.K
-	sw := snapshotWriter{w: w, buf: make([]byte, 0, max(snapshotBuffer, snapshotHeader, record))}
+	sw := snapfile.NewWriter(w, "lsh", snapshotMagic, snapshotVersion, max(snapshotBuffer, 12+snapshotHeader, record))
 	le := binary.LittleEndian
-	sw.buf = append(sw.buf, snapshotMagic...)
-	sw.buf = le.AppendUint32(sw.buf, snapshotVersion)
-	sw.buf = le.AppendUint32(sw.buf, uint32(o.K))
-	sw.buf = le.AppendUint32(sw.buf, uint32(o.Bands))
-	sw.buf = le.AppendUint32(sw.buf, uint32(o.Rows))
-	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.Threshold))
-	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.FPWeight))
-	sw.buf = le.AppendUint64(sw.buf, math.Float64bits(o.FNWeight))
-	sw.buf = le.AppendUint64(sw.buf, uint64(len(ids)))
+	sw.Buf = le.AppendUint32(sw.Buf, uint32(o.K))
+	sw.Buf = le.AppendUint32(sw.Buf, uint32(o.Bands))
+	sw.Buf = le.AppendUint32(sw.Buf, uint32(o.Rows))
+	sw.Buf = le.AppendUint64(sw.Buf, math.Float64bits(o.Threshold))
+	sw.Buf = le.AppendUint64(sw.Buf, math.Float64bits(o.FPWeight))
+	sw.Buf = le.AppendUint64(sw.Buf, math.Float64bits(o.FNWeight))
+	sw.Buf = le.AppendUint64(sw.Buf, uint64(len(ids)))
 	for _, id := range ids {
-		if len(sw.buf)+record > cap(sw.buf) {
-			if err := sw.flush(); err != nil {
-				return sw.n, err
-			}
+		if err := sw.Room(record); err != nil {
+			return 0, err
 		}
 		_, slot, _ := c.find(id)
-		sw.buf = le.AppendUint64(sw.buf, id)
+		sw.Buf = le.AppendUint64(sw.Buf, id)
 		for _, v := range c.sig(slot) {
-			sw.buf = le.AppendUint32(sw.buf, v)
+			sw.Buf = le.AppendUint32(sw.Buf, v)
 		}
 	}
-	if err := sw.flush(); err != nil {
-		return sw.n, err
-	}
-	sw.buf = le.AppendUint32(sw.buf, sw.crc)
-	err := sw.flush()
-	return sw.n, err
-}
-
-// snapshotWriter buffers writes and checksums what it writes.
-type snapshotWriter struct {
-	w   io.Writer
-	buf []byte
-	crc uint32
-	n   int64
-}
-
-func (sw *snapshotWriter) flush() error {
-	sw.crc = crc32.Update(sw.crc, castagnoli, sw.buf)
-	n, err := sw.w.Write(sw.buf)
-	sw.n += int64(n)
-	sw.buf = sw.buf[:0]
-	if err != nil {
-		return fmt.Errorf("lsh: writing index snapshot: %w", err)
-	}
-	return nil
+	return sw.Finish()
 }
 
 // Read reads a snapshot written by WriteTo and rebuilds the index. It reads exactly the
@@ -121,25 +89,19 @@ func (sw *snapshotWriter) flush() error {
 // other than EOF is returned wrapped as it is. Memory grows with the records actually
 // read, never from the count alone. It costs about as much as adding every signature.
 func Read(r io.Reader) (*Index, error) {
+	sr := snapfile.NewReader(r, "lsh", ErrSnapshot)
 	var hdr [snapshotHeader]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, readError(err, "header")
+	if err := sr.Header(snapshotMagic, snapshotVersion, hdr[:]); err != nil {
+		return nil, err
 	}
-	crc := crc32.Update(0, castagnoli, hdr[:])
 	le := binary.LittleEndian
-	if string(hdr[:8]) != snapshotMagic {
-		return nil, fmt.Errorf("%w: magic %q is not %q: not an index snapshot", ErrSnapshot, hdr[:8], snapshotMagic)
-	}
-	if v := le.Uint32(hdr[8:]); v != snapshotVersion {
-		return nil, fmt.Errorf("%w: version %d is unknown; this package reads version %d", ErrSnapshot, v, snapshotVersion)
-	}
-	k, bands, rows := le.Uint32(hdr[12:]), le.Uint32(hdr[16:]), le.Uint32(hdr[20:])
+	k, bands, rows := le.Uint32(hdr[0:]), le.Uint32(hdr[4:]), le.Uint32(hdr[8:])
 	o := Options{
-		Threshold: math.Float64frombits(le.Uint64(hdr[24:])),
-		FPWeight:  math.Float64frombits(le.Uint64(hdr[32:])),
-		FNWeight:  math.Float64frombits(le.Uint64(hdr[40:])),
+		Threshold: math.Float64frombits(le.Uint64(hdr[12:])),
+		FPWeight:  math.Float64frombits(le.Uint64(hdr[20:])),
+		FNWeight:  math.Float64frombits(le.Uint64(hdr[28:])),
 	}
-	count := le.Uint64(hdr[48:])
+	count := le.Uint64(hdr[36:])
 	if k == 0 || k > minhash.MaxK || bands == 0 || rows == 0 || bands > k || rows > k {
 		// Checked here so that the int conversions below cannot overflow and no field is
 		// left to a default.
@@ -166,10 +128,9 @@ func Read(r io.Reader) (*Index, error) {
 	for sl.nslots < n {
 		m := min(n-sl.nslots, per)
 		chunk := buf[:m*record]
-		if got, err := io.ReadFull(r, chunk); err != nil {
-			return nil, readError(err, fmt.Sprintf("record %d of %d", sl.nslots+got/record+1, n))
+		if err := sr.ReadRecords(chunk, record, sl.nslots, n); err != nil {
+			return nil, err
 		}
-		crc = crc32.Update(crc, castagnoli, chunk)
 		for ; len(chunk) > 0; chunk = chunk[record:] {
 			id := le.Uint64(chunk)
 			if sl.nslots > 0 && id <= last {
@@ -186,12 +147,8 @@ func Read(r io.Reader) (*Index, error) {
 			last = id
 		}
 	}
-	var tail [4]byte
-	if _, err := io.ReadFull(r, tail[:]); err != nil {
-		return nil, readError(err, "checksum")
-	}
-	if got := le.Uint32(tail[:]); got != crc {
-		return nil, fmt.Errorf("%w: checksum %#08x does not match the content's %#08x: the snapshot is corrupt", ErrSnapshot, got, crc)
+	if err := sr.Verify(); err != nil {
+		return nil, err
 	}
 	x := &Index{}
 	x.c.init(o)
@@ -207,13 +164,4 @@ func cmpErr(err, sentinel error) error {
 		return err
 	}
 	return fmt.Errorf("%w: options are not in resolved form", sentinel)
-}
-
-// readError classifies an error from reading part of a snapshot: running out of input is
-// a truncated snapshot, anything else an I/O error passed on.
-func readError(err error, part string) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: truncated in the %s", ErrSnapshot, part)
-	}
-	return fmt.Errorf("lsh: reading index snapshot %s: %w", part, err)
 }
