@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/minhash"
 )
 
 func TestVisibleText(t *testing.T) {
@@ -76,21 +78,7 @@ func TestReferenceReproduced(t *testing.T) {
 	}
 	bad := 0
 	for _, p := range pairs {
-		a, b := feats[p.A], feats[p.B]
-		inter := 0
-		for i, j := 0, 0; i < len(a) && j < len(b); {
-			switch {
-			case a[i] < b[j]:
-				i++
-			case a[i] > b[j]:
-				j++
-			default:
-				inter++
-				i++
-				j++
-			}
-		}
-		j := float64(inter) / float64(len(a)+len(b)-inter)
+		j := minhash.Jaccard(feats[p.A], feats[p.B])
 		if math.Abs(j-p.Jaccard) > 0.00005 {
 			bad++
 			t.Logf("%s ~ %s: %.4f, labelled %.4f", p.A, p.B, j, p.Jaccard)
