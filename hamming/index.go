@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/neardup/neardup/internal/idtable"
 	"github.com/neardup/neardup/internal/mix"
 )
 
@@ -55,8 +56,6 @@ const (
 	// the table's prefix width).
 	minBucketBits = 4
 	maxBucketBits = 28
-	// minIDTable is the smallest id table.
-	minIDTable = 16
 )
 
 // Index is an online index of 64-bit fingerprints keyed by uint64 ids, answering "which
@@ -575,7 +574,7 @@ func (c *core) reserve(n int) {
 		e := (n + 1<<nb - 1) >> nb
 		t.reset(nb, make([]bucketMeta, 1<<nb), func(int) int { return e + room(e) })
 	}
-	c.rebuildIDTable(idTableSize(n), idSlotBits(n))
+	c.rebuildIDTable(idtable.Size(n), idSlotBits(n))
 	c.slots.reserve(n)
 }
 
@@ -619,6 +618,9 @@ func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
 		i = (i + 1) & mask
 	}
 }
+
+// home returns the id table position where entry e's probe run starts.
+func (c *core) home(e uint32) int { return int(mix.Splitmix64(c.id(c.slotOf(e))) >> (c.idShift & 63)) }
 
 // lookup returns id's slot.
 func (c *core) lookup(id uint64) (uint32, bool) {
@@ -668,33 +670,6 @@ func (c *core) rebuildIDTable(size int, slotBits uint) {
 	}
 }
 
-// deleteAt empties position i of the id table by backward shift: each later entry of the
-// probe run moves back into the hole when the hole lies between its home and it.
-func (c *core) deleteAt(i int) {
-	mask := len(c.idTab) - 1
-	for j := (i + 1) & mask; ; j = (j + 1) & mask {
-		e := c.idTab[j]
-		if e == 0 {
-			break
-		}
-		home := int(mix.Splitmix64(c.id(c.slotOf(e))) >> (c.idShift & 63))
-		if (j-home)&mask >= (j-i)&mask {
-			c.idTab[i] = e
-			i = j
-		}
-	}
-	c.idTab[i] = 0
-}
-
-// idTableSize returns the id table size for n ids: a power of two at most 3/4 full.
-func idTableSize(n int) int {
-	size := minIDTable
-	for n > size/4*3 {
-		size *= 2
-	}
-	return size
-}
-
 // idSlotBits returns the slot bits an id table needs for nslots slots: at least 16, and
 // enough for slot+1 of every slot.
 func idSlotBits(nslots int) uint {
@@ -723,7 +698,7 @@ func (c *core) add(id, fp uint64) {
 	} else {
 		slot = c.slots.append(id, fp)
 	}
-	if size, sb := idTableSize(c.n+1), idSlotBits(c.nslots); size > len(c.idTab) || sb > c.idSlotBits {
+	if size, sb := idtable.Size(c.n+1), idSlotBits(c.nslots); size > len(c.idTab) || sb > c.idSlotBits {
 		c.n++ // the new slot is live for the rebuild
 		c.rebuildIDTable(size, sb)
 	} else {
@@ -740,7 +715,7 @@ func (c *core) add(id, fp uint64) {
 // addBatch indexes fps[i] under ids[i] in order; see AddBatch.
 func (c *core) addBatch(ids, fps []uint64) {
 	// Grow the id table once, for the most the batch can add.
-	if size, sb := idTableSize(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.idTab) || sb > c.idSlotBits {
+	if size, sb := idtable.Size(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.idTab) || sb > c.idSlotBits {
 		c.rebuildIDTable(max(size, len(c.idTab)), max(sb, c.idSlotBits))
 	}
 	// Slots from base on are new and not yet in the tables: a later pair for the same id
@@ -888,7 +863,7 @@ func (c *core) remove(id uint64) bool {
 		return false
 	}
 	c.unlink(slot, c.fp(slot))
-	c.deleteAt(pos)
+	idtable.Delete(c.idTab, pos, c.home)
 	c.set(slot, 0, 0)
 	c.free = append(c.free, slot)
 	c.n--
@@ -1002,7 +977,7 @@ func (c *core) fill(t *table, nb uint, roomFor func(int) int, slots iter.Seq[uin
 // index that is mostly read; the first add to a segment lays it out with room.
 func (c *core) build() {
 	c.n = c.nslots
-	c.rebuildIDTable(idTableSize(c.n), idSlotBits(c.nslots))
+	c.rebuildIDTable(idtable.Size(c.n), idSlotBits(c.nslots))
 	for c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		c.bbits++
 	}

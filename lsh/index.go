@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/neardup/neardup/internal/idtable"
 	"github.com/neardup/neardup/internal/mix"
 	"github.com/neardup/neardup/minhash"
 )
@@ -31,8 +32,6 @@ const (
 	// slotChunkBits sets the slot chunk size, 4096 signatures (2 MiB at K = 128).
 	slotChunkBits = 12
 	slotChunk     = 1 << slotChunkBits
-	// minIDTable is the smallest id table.
-	minIDTable = 16
 )
 
 // Index finds, among indexed MinHash signatures, those whose estimated Jaccard similarity
@@ -342,6 +341,9 @@ func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
 	}
 }
 
+// home returns the id table position where entry e's probe run starts.
+func (c *core) home(e uint32) int { return int(mix.Splitmix64(c.id(e-1)) >> (c.idShift & 63)) }
+
 // growIDTable resizes the id table to size (a power of two) and reinserts every id.
 func (c *core) growIDTable(size int) {
 	old := c.idTab
@@ -353,33 +355,6 @@ func (c *core) growIDTable(size int) {
 			c.idTab[pos] = s
 		}
 	}
-}
-
-// deleteAt empties position i of the id table by backward shift: each later entry of the
-// probe run moves back into the hole when the hole lies between its home and it.
-func (c *core) deleteAt(i int) {
-	mask := len(c.idTab) - 1
-	for j := (i + 1) & mask; ; j = (j + 1) & mask {
-		s := c.idTab[j]
-		if s == 0 {
-			break
-		}
-		home := int(mix.Splitmix64(c.id(s-1)) >> (c.idShift & 63))
-		if (j-home)&mask >= (j-i)&mask {
-			c.idTab[i] = s
-			i = j
-		}
-	}
-	c.idTab[i] = 0
-}
-
-// idTableSize returns the id table size for n ids: a power of two at most 3/4 full.
-func idTableSize(n int) int {
-	size := minIDTable
-	for n > size/4*3 {
-		size *= 2
-	}
-	return size
 }
 
 // add indexes sig, of length K, under id.
@@ -396,7 +371,7 @@ func (c *core) add(id uint64, sig minhash.Signature) {
 		}
 	}
 	if (c.n+1)*4 > len(c.idTab)*3 {
-		c.growIDTable(idTableSize(c.n + 1))
+		c.growIDTable(idtable.Size(c.n + 1))
 	}
 	var slot uint32
 	if n := len(c.free); n > 0 {
@@ -425,7 +400,7 @@ func (c *core) remove(id uint64) bool {
 		return false
 	}
 	c.unlink(slot)
-	c.deleteAt(pos)
+	idtable.Delete(c.idTab, pos, c.home)
 	c.ids[slot>>slotChunkBits][slot&(slotChunk-1)] = 0
 	c.free = append(c.free, slot)
 	c.n--
@@ -546,7 +521,7 @@ func (c *core) liveSlots() []uint32 {
 // an empty core: the bulk path.
 func (c *core) build() {
 	c.n = c.nslots
-	c.growIDTable(idTableSize(c.n))
+	c.growIDTable(idtable.Size(c.n))
 	for s := range uint32(c.n) {
 		pos, _, _ := c.find(c.id(s))
 		c.idTab[pos] = s + 1
