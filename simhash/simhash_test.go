@@ -144,28 +144,8 @@ func TestComputeWeightedOnesEqualsCompute(t *testing.T) {
 }
 
 // naiveWeighted follows the definition with int64 or float64 counters.
-func naiveWeightedInt(hashes []uint64, ws []int64) uint64 {
-	var c [64]int64
-	for k, h := range hashes {
-		for i := range c {
-			if h>>i&1 == 1 {
-				c[i] += ws[k]
-			} else {
-				c[i] -= ws[k]
-			}
-		}
-	}
-	var r uint64
-	for i, v := range c {
-		if v > 0 {
-			r |= 1 << i
-		}
-	}
-	return r
-}
-
-func naiveWeightedFloat(hashes []uint64, ws []float64) uint64 {
-	var c [64]float64
+func naiveWeighted[W int64 | float64](hashes []uint64, ws []W) uint64 {
+	var c [64]W
 	for k, h := range hashes {
 		for i := range c {
 			if h>>i&1 == 1 {
@@ -216,10 +196,10 @@ func TestComputeWeighted(t *testing.T) {
 			ws[i] = r.Int64N(2000) - 1000
 			fs[i] = r.NormFloat64()
 		}
-		if got, want := ComputeWeighted(hs, ws), naiveWeightedInt(hs, ws); got != want {
+		if got, want := ComputeWeighted(hs, ws), naiveWeighted(hs, ws); got != want {
 			t.Errorf("n=%d int64: ComputeWeighted = %#x, naive %#x", n, got, want)
 		}
-		if got, want := ComputeWeighted(hs, fs), naiveWeightedFloat(hs, fs); got != want {
+		if got, want := ComputeWeighted(hs, fs), naiveWeighted(hs, fs); got != want {
 			t.Errorf("n=%d float64: ComputeWeighted = %#x, naive %#x", n, got, want)
 		}
 	}
@@ -271,7 +251,7 @@ func TestAccumulatorWeighted(t *testing.T) {
 				ones.AddWeighted(h, 1)
 			}
 		}
-		if got, want := a.Sum64(), naiveWeightedFloat(hs, ws); got != want {
+		if got, want := a.Sum64(), naiveWeighted(hs, ws); got != want {
 			t.Errorf("n=%d: weighted Accumulator = %#x, naive %#x", n, got, want)
 		}
 		if got, want := ones.Sum64(), Compute(hs); got != want {

@@ -17,7 +17,9 @@ func TestVisibleText(t *testing.T) {
 	}
 }
 
-func TestLoaders(t *testing.T) {
+// loadDebian returns the evaluation root and debian-doc-versions, or fails the test.
+func loadDebian(t *testing.T) (string, []Doc, []Pair) {
+	t.Helper()
 	root, err := Root()
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +28,11 @@ func TestLoaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, docs, pairs
+}
+
+func TestLoaders(t *testing.T) {
+	root, docs, pairs := loadDebian(t)
 	// SOURCE.md: 89 + 92 clang pages, 1167 + 1169 postgresql pages.
 	if len(docs) != 89+92+1167+1169 || len(pairs) < 1000 {
 		t.Errorf("Debian: %d docs, %d pairs", len(docs), len(pairs))
@@ -64,14 +71,7 @@ func TestLoaders(t *testing.T) {
 // Jaccard of every reference pair of debian-doc-versions, so that accuracy measured against
 // the labels is measured against the definition the labels use.
 func TestReferenceReproduced(t *testing.T) {
-	root, err := Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, pairs, err := Debian(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, docs, pairs := loadDebian(t)
 	feats := map[string][]uint64{}
 	for _, d := range docs {
 		feats[d.ID] = RefShingles(d.Text)
