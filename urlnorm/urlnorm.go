@@ -136,6 +136,7 @@ func (c *Canonicalizer) Canonicalize(raw string) (string, error) {
 	} else {
 		u.parse(s, "http")
 	}
+	scheme := u.scheme // before Aggressive makes https http
 	if err := u.normalizePort(); err != nil {
 		return "", invalid(raw, err.Error())
 	}
@@ -154,12 +155,21 @@ func (c *Canonicalizer) Canonicalize(raw string) (string, error) {
 		c.semantic(&u)
 	}
 	if u.special && u.scheme != "file" && u.host == "" {
-		return "", invalid(raw, "an "+u.scheme+" URL needs a host")
+		return "", invalid(raw, "no host; "+scheme+" URLs need one, as in "+scheme+"://example.com/")
 	}
-	if !c.opts.KeepFragment {
+	if !c.opts.KeepFragment && u.hasFrag {
 		u.hasFrag, u.frag = false, ""
+		if !u.hasQ {
+			// An opaque path keeps its spaces (WHATWG), but not at the very end, where the
+			// next parse would trim them: the standard strips them here too.
+			u.path = strings.TrimRight(u.path, " ")
+		}
 	}
-	return u.String(), nil
+	out := u.String()
+	if out == "" {
+		return "", invalid(raw, "only a fragment, which is removed; give an absolute URL")
+	}
+	return out, nil
 }
 
 // invalid returns the ErrInvalid error for raw, quoted and shortened to 80 bytes.
@@ -209,7 +219,7 @@ func (u *url) whatwg() {
 	}
 	u.host = normalizeIP(u.host)
 	if u.special {
-		u.host = toASCII(u.host)
+		u.host = normalizeIP(toASCII(u.host))
 	}
 	u.encodeHost(hostSet)
 	u.fixBackslashes()
@@ -231,10 +241,13 @@ func (u *url) whatwg() {
 // keep the result stable.
 func (c *Canonicalizer) semantic(u *url) {
 	aggressive := c.opts.Profile == Aggressive
-	u.host = fixHostDots(normalizeIP(decode(u.host)))
+	// IP addresses first, as urlcanon does ("..." is 0.0.0.0), and again at the end, as
+	// the standard does, after the steps that can leave one ("....0" and "0\u034f" are 0).
+	h := fixHostDots(normalizeIP(decode(u.host)))
 	if u.special {
-		u.host = toASCII(u.host)
+		h = fixHostDots(toASCII(h))
 	}
+	u.host = normalizeIP(h)
 	u.user, u.pass, u.colon, u.at = "", "", false, false
 	u.encodeHost(semHostSet)
 	if aggressive {
@@ -310,7 +323,8 @@ func fixHostDots(host string) string {
 	return host
 }
 
-// stripWWW removes "www." and "wwwN." prefixes as long as a dot stays in the host.
+// stripWWW removes "www." and "wwwN." prefixes as long as a dot stays in the host and
+// what stays is not an IPv4 address.
 func stripWWW(host string) string {
 	for strings.HasPrefix(host, "www") {
 		i := 3
@@ -319,6 +333,9 @@ func stripWWW(host string) string {
 		}
 		if i == len(host) || host[i] != '.' || !strings.Contains(host[i+1:], ".") {
 			break
+		}
+		if _, ip := parseIPv4(host[i+1:]); ip {
+			break // "www0.0.0" is a name, not the address 0.0.0.0
 		}
 		host = host[i+1:]
 	}
