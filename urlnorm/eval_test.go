@@ -135,7 +135,7 @@ func loadDeviations(t *testing.T) map[[2]string]deviation {
 // testdata/deviations.txt with the result we give and a reason, and every listed case
 // must still deviate so: a fix and a regression both fail until the list is updated.
 // It also checks the equivalences the data implies: inputs with the same expected URL
-// must get the same result.
+// must get the same key (and it reports keys shared by inputs the data keeps apart).
 func TestEvalURLCanon(t *testing.T) {
 	devs := loadDeviations(t)
 	seen := make(map[[2]string]bool)
@@ -170,15 +170,30 @@ func TestEvalURLCanon(t *testing.T) {
 				t.Errorf("%s: %q gives %q, deviations.txt says %q (want %q); update the list", f.name, in, got, d.got, want)
 			}
 		}
-		split := 0
-		for _, gots := range byWant {
+		// split: expected URLs whose inputs got different keys; merged: keys given to
+		// inputs with different expected URLs.
+		split, merged := 0, 0
+		byGot := make(map[string]map[string]bool)
+		for want, gots := range byWant {
 			if len(gots) > 1 {
 				split++
+				t.Errorf("%s: the inputs expected to give %q get %d different keys", f.name, want, len(gots))
+			}
+			for got := range gots {
+				if byGot[got] == nil {
+					byGot[got] = make(map[string]bool)
+				}
+				byGot[got][want] = true
+			}
+		}
+		for _, wants := range byGot {
+			if len(wants) > 1 {
+				merged++
 			}
 		}
 		share := float64(match) / float64(len(inputs))
-		t.Logf("%-26s %-10s cases %4d  matching %4d  share %6.2f%%  expected URLs %3d, split %d",
-			f.name, f.opts.Profile, len(inputs), match, 100*share, len(byWant), split)
+		t.Logf("%-26s %-10s cases %4d  matching %4d  share %6.2f%%  expected URLs %3d, split %d, merged %d",
+			f.name, f.opts.Profile, len(inputs), match, 100*share, len(byWant), split, merged)
 		if share < f.goal {
 			t.Errorf("%s: share %.4f is below the goal %.2f", f.name, share, f.goal)
 		}
