@@ -10,6 +10,7 @@
 //	                [--format hex|json] [FILE...|-]
 //	neardup compare [--unit words|chars] [--k-shingle N] [--k K] [--scheme neardup|simhash-py]
 //	                [--json] [--max-bytes N] A B
+//	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup help [COMMAND]
 //	neardup version
@@ -27,6 +28,10 @@
 // signature in hex, two spaces and the name (NAME:LINE with --lines). compare prints every
 // measure of two documents side by side, from exact equality to SimHash distance, as a
 // table or one JSON object; its measures are the same package calls a program would make.
+//
+// urlnorm writes the canonical URL (package urlnorm) of each argument or input line, one
+// per line, or with --json one object per input; a URL without a canonical form is
+// reported with its argument or line number and the rest are still written.
 //
 // # Exit codes
 //

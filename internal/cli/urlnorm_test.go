@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestURLNorm(t *testing.T) {
+	const in = "HTTP://www.Example.COM:80/a/./b/../c?y=2&x=1#top\r\n\nhttps://www.example.com/a/index.html?utm_source=x\nhttp://x:99999/\n"
+	for _, tc := range []struct {
+		name         string
+		args         []string
+		stdin        string
+		code         int
+		stdout       string
+		stderr       string // substring
+		stderrAbsent bool
+	}{
+		{
+			name: "arguments", args: []string{"example.com/a/../b", "HTTPS://Example.com:443"},
+			stdout: "http://example.com/b\nhttps://example.com/\n", stderrAbsent: true,
+		},
+		{
+			name: "stdin", stdin: in, code: ExitError,
+			stdout: "http://www.example.com/a/c?x=1&y=2\nhttps://www.example.com/a/index.html?utm_source=x\n",
+			stderr: "neardup urlnorm: stdin:2: urlnorm: invalid URL \"\": nothing but spaces and control characters\n" +
+				"neardup urlnorm: stdin:4: urlnorm: invalid URL \"http://x:99999/\": port \"99999\" is not a number from 0 to 65535\n",
+		},
+		{
+			name: "aggressive, dash among arguments", args: []string{"--profile", "aggressive", "http://www.a.com/?sid=1", "-", "http://a.com:1x"},
+			stdin: "https://www.example.com/a/index.html?utm_source=x\n", code: ExitError,
+			stdout: "http://a.com/\nhttp://example.com/a\n",
+			stderr: "neardup urlnorm: argument 3: urlnorm: invalid URL \"http://a.com:1x\"",
+		},
+		{
+			name: "whatwg, keep fragment", args: []string{"example.com/%7e#x", "--keep-fragment", "--profile=whatwg", "http://A.com/#y"},
+			stdout: "example.com/%7e#x\nhttp://a.com/#y\n", stderrAbsent: true,
+		},
+		{
+			name: "json", args: []string{"--json", "-"}, stdin: "a.com/<b>\nhttp://\xff:x\n", code: ExitError,
+			stdout: `{"input":"a.com/<b>","url":"http://a.com/<b>"}` + "\n" +
+				`{"input":"http://\ufffd:x","error":"urlnorm: invalid URL \"http://\\xff:x\": port \"x\" is not a number from 0 to 65535"}` + "\n",
+			stderr: "neardup urlnorm: stdin:2: ",
+		},
+		{
+			name: "bad profile", args: []string{"--profile", "gentle", "a.com"}, code: ExitUsage,
+			stderr: `invalid value "gentle" for flag --profile: urlnorm: invalid options: unknown profile "gentle"; use "safe", "aggressive" or "whatwg"`,
+		},
+		{
+			name: "line too long", stdin: "http://a.com/" + strings.Repeat("a", 1<<20) + "\n", code: ExitError,
+			stderr: "neardup urlnorm: stdin:1: line longer than 1 MiB; one URL per line\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, tc.stdin, append([]string{"urlnorm"}, tc.args...)...)
+			if code != tc.code || stdout != tc.stdout {
+				t.Errorf("exit code %d, stdout\n%s\nwant exit code %d, stdout\n%s", code, stdout, tc.code, tc.stdout)
+			}
+			if !strings.Contains(stderr, tc.stderr) || tc.stderrAbsent && stderr != "" {
+				t.Errorf("stderr %q, want it to contain %q", stderr, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestURLNormHelp(t *testing.T) {
+	stdout, _, code := run(t, "", "urlnorm", "--help")
+	for _, want := range []string{"usage: neardup urlnorm [options] [URL...|-]", "--profile PROFILE", "(default safe)", "--keep-fragment", "--json", "aggressive  safe, plus"} {
+		if code != ExitOK || !strings.Contains(stdout, want) {
+			t.Errorf("help (exit code %d) lacks %q:\n%s", code, want, stdout)
+		}
+	}
+	if stdout, _, _ := run(t, "", "help"); !strings.Contains(stdout, "urlnorm         canonicalize URLs into dedup keys") {
+		t.Errorf("command list lacks urlnorm:\n%s", stdout)
+	}
+}
