@@ -52,7 +52,8 @@ var (
 )
 
 // Canonicalizer canonicalizes URLs with fixed Options. It is immutable once made by New and
-// safe for concurrent use.
+// safe for concurrent use. Make one with New; a zero Canonicalizer canonicalizes as
+// New(Options{}) does, but its Options method reports nil lists.
 type Canonicalizer struct {
 	opts               Options
 	tracking, sessions names
@@ -117,8 +118,9 @@ func Canonicalize(raw string, p Profile) (string, error) {
 
 // Canonicalize returns the canonical form of raw, an absolute URL or, except under WHATWG,
 // one without a scheme ("example.com/a" is read as "http://example.com/a"). Any bytes are
-// accepted, valid UTF-8 or not, and the result is ASCII except where WHATWG leaves a
-// relative reference alone. Canonicalizing a result again returns it unchanged.
+// accepted, valid UTF-8 or not, and the result is printable ASCII (with spaces only where
+// WHATWG keeps them, in opaque paths such as "mailto:a b" and in fragments).
+// Canonicalizing a result again returns it unchanged.
 //
 // It fails, with an error wrapping ErrInvalid that quotes raw and says what is wrong, for
 // input that is empty once spaces and control characters are trimmed, a port that is not
