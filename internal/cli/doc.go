@@ -11,6 +11,8 @@
 //	neardup compare [--unit words|chars] [--k-shingle N] [--k K] [--scheme neardup|simhash-py]
 //	                [--json] [--max-bytes N] A B
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
+//	neardup extract [--json] [--content-type CT] [--url U] [--max-bytes N] [--timeout D]
+//	                [FILE...|-]
 //	neardup help [COMMAND]
 //	neardup version
 //
@@ -28,11 +30,15 @@
 // measure of two documents side by side, from exact equality to SimHash distance, as a
 // table or one JSON object; its measures are the same package calls a program would make.
 //
+// extract writes the main text of HTML pages (package extract), gzipped or not, or one JSON
+// object per page with its title and metadata.
+//
 // # Exit codes
 //
 //	0  success
-//	1  a runtime or input error: an unreadable file (or, for compare, one larger than
-//	   --max-bytes), a bad input line, a failed write
+//	1  a runtime or input error: an unreadable file (or, for compare and extract, one
+//	   larger than --max-bytes; for extract, a page it cannot extract), a bad input line,
+//	   a failed write
 //	2  a usage error: an unknown command or flag, a bad flag value or argument, an
 //	   impossible table design (hamming.ErrDesign)
 //
