@@ -194,11 +194,12 @@ var extractors = []extractor{
 // evaluate.py does, is at least 0.95 (published: go-trafilatura 0.960, Readability.js
 // 0.947, whole-page text 0.665). It prints the README table row of each extractor
 // compared, with the median time per page of this (sequential, unwarmed) run; the
-// benchmark BenchmarkExtract is the better clock. Under -short only Extract runs.
+// benchmark BenchmarkExtract is the better clock. Under -short or -race only Extract
+// runs: the others hold no goal, and the race detector makes them slow.
 func TestEvalAEB(t *testing.T) {
 	pages := loadAEB(t)
 	for i, ex := range extractors {
-		if i > 0 && testing.Short() {
+		if i > 0 && (testing.Short() || raceEnabled) {
 			break
 		}
 		var s score
