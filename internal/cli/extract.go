@@ -54,7 +54,7 @@ func (c *extractCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.contentType, "content-type", "", "read the pages as the HTTP Content-Type header `CT` says, such as\n'text/html; charset=iso-8859-1'; its charset overrides <meta> tags (default \"\":\ndetect from the page)")
 	fs.StringVar(&c.url, "url", "", "the page's absolute http(s) `URL`, which completes relative links and is the\nurl when the page names no canonical one; usually with one FILE (default \"\": none)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, "refuse a page larger than `N` bytes, after gunzip (default 8388608: 8 MiB)")
-	fs.DurationVar(&c.timeout, "timeout", extract.DefaultTimeout, "give up on a page after `D`, such as 500ms; 0 for no limit (default 2s)")
+	fs.DurationVar(&c.timeout, "timeout", extract.DefaultTimeout, "give up on a page after `D`, such as 500ms; 0 for no limit (default 5s)")
 }
 
 // extractRecord is one line of --json.
