@@ -90,7 +90,7 @@ type Result struct {
 	Date        string // publication date, YYYY-MM-DD
 	Description string
 	SiteName    string
-	Language    string // ISO 639-1 code, as declared or detected from Text
+	Language    string // ISO 639-1 code, detected from Text or declared by <html lang>
 	URL         string // canonical URL, else Options.URL
 	Charset     string // the encoding the page was read in, as WHATWG names it ("utf-8", "windows-1252")
 	Method      string // which path produced Text: MethodTrafilatura or MethodVisibleText
@@ -170,8 +170,27 @@ func extract(s string, opts *Options, deadline time.Time) (r Result, err error) 
 	if r.Title == "" {
 		r.Title = title
 	}
-	r.Text, r.Method = text, MethodVisibleText
+	// The extractor's language was detected from its own scrap of text; the page's
+	// declaration is more trustworthy.
+	r.Text, r.Method, r.Language = text, MethodVisibleText, declaredLanguage(doc)
 	return r, nil
+}
+
+// declaredLanguage returns the primary language subtag of the lang attribute of doc's
+// <html> element, lower case ("pt" for lang="pt-BR"), or "".
+func declaredLanguage(doc *html.Node) string {
+	for n := doc.FirstChild; n != nil; n = n.NextSibling {
+		if n.Type != html.ElementNode || n.DataAtom != atom.Html {
+			continue
+		}
+		for _, a := range n.Attr {
+			if a.Key == "lang" {
+				tag, _, _ := strings.Cut(strings.TrimSpace(a.Val), "-")
+				return normalize(strings.ToLower(tag))
+			}
+		}
+	}
+	return ""
 }
 
 // trafilaturaExtract runs go-trafilatura on doc, which it changes. ok is false when the

@@ -175,6 +175,10 @@ func TestExtractFallback(t *testing.T) {
 	if err != nil || r.Method != extract.MethodTrafilatura {
 		t.Errorf("Extract with NoFallback = %+v, %v; want the extractor's text", r, err)
 	}
+	r, err = extract.Extract([]byte(`<html lang="fr-CA"><p>Café crème</p>`), extract.Options{})
+	if err != nil || r.Text != "Café crème" || r.Language != "fr" {
+		t.Errorf("Extract = %+v, %v; want the visible text with the declared language", r, err)
+	}
 	r, err = extract.Extract(nil, extract.Options{})
 	if err != nil || r.Text != "" || r.Method != extract.MethodVisibleText {
 		t.Errorf("Extract(nil) = %+v, %v; want empty visible text", r, err)
