@@ -31,12 +31,13 @@
 // pages with hand-made article bodies, ../shared/eval/aeb-scrapinghub) with the
 // benchmark's own metric (word 4-gram precision and recall per page, averaged; accuracy
 // is the share of pages whose words all match), on a 2-core VM; time is the median per
-// page, decoding and parsing included (TestEvalAEB and BenchmarkExtract):
+// page, decoding and parsing included, as a range over runs on a machine shared with
+// other work (TestEvalAEB and BenchmarkExtract):
 //
 //	extractor                         precision  recall  F1     accuracy  ms/page
-//	Extract (go-trafilatura v1.12.2)  0.945      0.978   0.961  0.287     5.0
-//	go-readability (2025-12-05)       0.900      0.971   0.934  0.188     7.9
-//	VisibleText (whole page)          0.508      0.993   0.672  0.000     0.8
+//	Extract (go-trafilatura v1.12.2)  0.945      0.978   0.961  0.287     4.7-5.7
+//	go-readability (2025-12-05)       0.900      0.971   0.934  0.188     6.1-10.3
+//	VisibleText (whole page)          0.508      0.993   0.672  0.000     0.6-1.0
 //
 // The benchmark publishes 0.960 for go-trafilatura, 0.934 for go-readability, 0.947 for
 // Readability.js and 0.665 for whole-page text. go-trafilatura's own fallbacks (running
