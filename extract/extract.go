@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -136,15 +137,18 @@ func Extract(page []byte, opts Options) (Result, error) {
 	defer timer.Stop()
 	select {
 	case o := <-done:
-		o.r.Charset = name
-		return o.r, o.err
+		if !errors.Is(o.err, ErrTimeout) {
+			o.r.Charset = name
+			return o.r, o.err
+		}
 	case <-timer.C:
-		return Result{}, fmt.Errorf("%w: no result after %v; raise Timeout (--timeout), or use VisibleText for this page", ErrTimeout, timeout)
 	}
+	return Result{}, fmt.Errorf("%w: no result after %v; raise Timeout (--timeout), or use VisibleText for this page", ErrTimeout, timeout)
 }
 
-// extract does Extract's work on the decoded page s. It gives up early, between steps,
-// once the deadline (if not zero) has passed: nobody waits for its result then.
+// extract does Extract's work on the decoded page s. It gives up with ErrTimeout, between
+// steps, once the deadline (if not zero) has passed: nobody waits for its result then,
+// and a result cut short must not be returned should Extract still be waiting.
 func extract(s string, opts *Options, deadline time.Time) (r Result, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
 	doc, err := html.Parse(strings.NewReader(s))
@@ -162,8 +166,12 @@ func extract(s string, opts *Options, deadline time.Time) (r Result, err error) 
 	if late() {
 		return Result{}, ErrTimeout
 	}
+	lang := declaredLanguage(doc)
 	r, ok := trafilaturaExtract(doc, opts)
-	if (ok && utf8.RuneCountInString(r.Text) >= minText) || opts.NoFallback || late() {
+	if late() {
+		return Result{}, ErrTimeout
+	}
+	if (ok && utf8.RuneCountInString(r.Text) >= minText) || opts.NoFallback {
 		return r, nil
 	}
 	text, title := visibleText(s)
@@ -172,7 +180,7 @@ func extract(s string, opts *Options, deadline time.Time) (r Result, err error) 
 	}
 	// The extractor's language was detected from its own scrap of text; the page's
 	// declaration is more trustworthy.
-	r.Text, r.Method, r.Language = text, MethodVisibleText, declaredLanguage(doc)
+	r.Text, r.Method, r.Language = text, MethodVisibleText, lang
 	return r, nil
 }
 
