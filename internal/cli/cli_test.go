@@ -92,9 +92,13 @@ func TestHelpMentionsEveryFlag(t *testing.T) {
 				if !strings.Contains(usage, "default") && !strings.Contains(usage, "required") {
 					t.Errorf("--%s %s: usage %q gives no default and does not say it is required", f.Name, arg, usage)
 				}
-				// A stated default is the flag's real one.
-				if strings.Contains(usage, "default") && !strings.Contains(usage, "(default "+f.DefValue+")") && !strings.Contains(usage, "(default "+f.DefValue+":") {
-					t.Errorf("--%s: usage %q does not state its default %q as \"(default %s)\" or \"(default %s: ...)\"", f.Name, usage, f.DefValue, f.DefValue, f.DefValue)
+				// A stated default is the flag's real one; an empty string is stated as "".
+				def := f.DefValue
+				if def == "" {
+					def = `""`
+				}
+				if strings.Contains(usage, "default") && !strings.Contains(usage, "(default "+def+")") && !strings.Contains(usage, "(default "+def+":") {
+					t.Errorf("--%s: usage %q does not state its default %q as \"(default %s)\" or \"(default %s: ...)\"", f.Name, usage, f.DefValue, def, def)
 				}
 			})
 			if n == 0 {

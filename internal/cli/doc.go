@@ -12,6 +12,8 @@
 //	                [--json] [--max-bytes N] A B
 //	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
+//	neardup extract [--json] [--content-type CT] [--url U] [--max-bytes N] [--timeout D]
+//	                [FILE...|-]
 //	neardup help [COMMAND]
 //	neardup version
 //
@@ -32,12 +34,15 @@
 // urlnorm writes the canonical URL (package urlnorm) of each argument or input line, one
 // per line, or with --json one object per input; a URL without a canonical form is
 // reported with its argument or line number and the rest are still written.
+// extract writes the main text of HTML pages (package extract), gzipped or not, or one JSON
+// object per page with its title and metadata.
 //
 // # Exit codes
 //
 //	0  success
-//	1  a runtime or input error: an unreadable file (or, for compare, one larger than
-//	   --max-bytes), a bad input line, a failed write
+//	1  a runtime or input error: an unreadable file (or, for compare and extract, one
+//	   larger than --max-bytes; for extract, a page it cannot extract), a bad input line,
+//	   a failed write
 //	2  a usage error: an unknown command or flag, a bad flag value or argument, an
 //	   impossible table design (hamming.ErrDesign)
 //

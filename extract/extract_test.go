@@ -1,0 +1,238 @@
+package extract_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/unicode"
+
+	"github.com/neardup/neardup/extract"
+)
+
+// article is a small news page: navigation, a cookie banner, the article with its
+// metadata, comments and a footer.
+const article = `<!DOCTYPE html>
+<html lang="en"><head>
+<meta charset="utf-8">
+<title>Rivers of Lyon | The Daily Example</title>
+<meta name="description" content="How two rivers shaped a city.">
+<meta name="author" content="Ada Lovelace">
+<meta property="og:site_name" content="The Daily Example">
+<meta property="article:published_time" content="2024-03-05T10:00:00Z">
+<link rel="canonical" href="https://example.com/news/rivers-of-lyon">
+<script>var tracking = "do not show";</script>
+<style>body { color: red }</style>
+</head><body>
+<div id="cookie-banner" class="cookie-consent">We use cookies. <button>Accept all cookies</button></div>
+<header><nav><ul><li><a href="/">Home</a></li><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li></ul></nav></header>
+<main><article>
+<h1>Rivers of Lyon</h1>
+<p>Lyon stands where the Rhône meets the Saône, two rivers with very different tempers that have shaped the city for two thousand years.</p>
+<p>The Romans built Lugdunum on the hill above the confluence, and for centuries the city grew along the narrow peninsula between the two rivers.</p>
+<p>Today the confluence district is a quarter of museums, offices and flats, built on land that was railway yards and warehouses only a generation ago.</p>
+</article>
+<section class="comments"><h2>Comments</h2><div class="comment"><p>First! Great article, thanks for writing it.</p></div></section>
+</main>
+<footer><p>© 2024 The Daily Example. All rights reserved.</p><a href="/privacy">Privacy policy</a></footer>
+</body></html>`
+
+func TestExtractArticle(t *testing.T) {
+	r, err := extract.Extract([]byte(article), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := extract.Result{
+		Title:       "Rivers of Lyon",
+		Author:      "Ada Lovelace",
+		Date:        "2024-03-05",
+		Description: "How two rivers shaped a city.",
+		SiteName:    "The Daily Example",
+		Language:    "en",
+		URL:         "https://example.com/news/rivers-of-lyon",
+		Charset:     "utf-8",
+		Method:      extract.MethodTrafilatura,
+	}
+	text := r.Text
+	r.Text = ""
+	if r != want {
+		t.Errorf("metadata:\n got %+v\nwant %+v", r, want)
+	}
+	for _, s := range []string{"Lyon stands where the Rhône meets the Saône", "only a generation ago."} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text lacks %q:\n%s", s, text)
+		}
+	}
+	for _, s := range []string{"cookies", "Home", "Great article", "rights reserved", "Privacy", "tracking", "color"} {
+		if strings.Contains(text, s) {
+			t.Errorf("text keeps boilerplate %q:\n%s", s, text)
+		}
+	}
+	if n := strings.Count(text, "\n"); n < 2 {
+		t.Errorf("text has %d line breaks, want one between paragraphs:\n%s", n, text)
+	}
+}
+
+func TestExtractCharset(t *testing.T) {
+	sjis, err := japanese.ShiftJIS.NewEncoder().String("日本語のテキスト")
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().String("<p>naïve</p>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, page, contentType string
+		wantText, wantCharset   string
+	}{
+		{"utf-8 without declaration", "<p>café</p>", "", "café", "utf-8"},
+		{"meta charset", "<meta charset=windows-1252><p>caf\xe9</p>", "", "café", "windows-1252"},
+		{"meta http-equiv", "<meta http-equiv=Content-Type content='text/html; charset=iso-8859-1'><p>caf\xe9</p>", "", "café", "windows-1252"},
+		{"meta shift_jis", "<meta charset=shift_jis><p>" + sjis + "</p>", "", "日本語のテキスト", "shift_jis"},
+		{"header overrides meta", "<meta charset=utf-8><p>caf\xe9</p>", "text/html; charset=ISO-8859-1", "café", "windows-1252"},
+		{"bom overrides header", "\xef\xbb\xbf<p>café</p>", "text/html; charset=shift_jis", "café", "utf-8"},
+		{"utf-16 bom", utf16, "", "naïve", "utf-16le"},
+		{"valid utf-8 despite meta", "<meta charset=windows-1252><p>café</p>", "", "café", "utf-8"},
+		{"undeclared legacy bytes", "<p>caf\xe9 cr\xe8me</p>", "", "café crème", "windows-1252"},
+		{"invalid utf-8 declared", "<meta charset=utf-8><p>a\xff\xfeb</p>", "text/html; charset=utf-8", "a\ufffd\ufffdb", "utf-8"},
+		{"nul bytes", "<p>a\x00b</p>", "", "ab", "utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := extract.Options{ContentType: tt.contentType}
+			r, err := extract.Extract([]byte(tt.page), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Text != tt.wantText || r.Charset != tt.wantCharset {
+				t.Errorf("Extract = %q in %s, want %q in %s", r.Text, r.Charset, tt.wantText, tt.wantCharset)
+			}
+			vt, err := extract.VisibleText([]byte(tt.page), opts)
+			if err != nil || vt != tt.wantText {
+				t.Errorf("VisibleText = %q, %v; want %q", vt, err, tt.wantText)
+			}
+		})
+	}
+}
+
+func TestExtractLimits(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte("<body>" + strings.Repeat("<div>", n) + "deep text" + strings.Repeat("</div>", n))
+	}
+	big := []byte("<p>" + strings.Repeat("many words of text ", 100_000) + "</p>") // 1.9 MB
+	tests := []struct {
+		name string
+		page []byte
+		opts extract.Options
+		want error
+	}{
+		{"too large", []byte("<p>hello</p>"), extract.Options{MaxBytes: 5}, extract.ErrTooLarge},
+		{"at the size limit", []byte("<p>hello</p>"), extract.Options{MaxBytes: 12}, nil},
+		{"deeper than the parser's limit", deep(600), extract.Options{}, extract.ErrTooDeep},
+		{"deeper than MaxDepth", deep(20), extract.Options{MaxDepth: 10}, extract.ErrTooDeep},
+		{"within MaxDepth", deep(5), extract.Options{MaxDepth: 10}, nil},
+		{"MaxDepth above the parser's limit", deep(600), extract.Options{MaxDepth: 10_000}, extract.ErrTooDeep},
+		{"timeout", big, extract.Options{Timeout: time.Nanosecond}, extract.ErrTimeout},
+		{"no timeout", deep(5), extract.Options{Timeout: -1}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := extract.Extract(tt.page, tt.opts)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Extract: %v, want %v", err, tt.want)
+			}
+			if err == nil && r.Text == "" {
+				t.Errorf("Extract found no text")
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "extract: ") {
+				t.Errorf("error %q lacks the package prefix", err)
+			}
+		})
+	}
+	// VisibleText builds no tree: it reads pages of any depth, and only MaxBytes limits it.
+	if text, err := extract.VisibleText(deep(100_000), extract.Options{MaxDepth: 10, Timeout: time.Nanosecond}); err != nil || text != "deep text" {
+		t.Errorf("VisibleText(100000 nested divs) = %q, %v; want %q", text, err, "deep text")
+	}
+	if _, err := extract.VisibleText(big, extract.Options{MaxBytes: 1000}); !errors.Is(err, extract.ErrTooLarge) {
+		t.Errorf("VisibleText over MaxBytes: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestExtractFallback(t *testing.T) {
+	page := []byte("<title>Only a title</title><table><tr><td>Name</td><td>Ada</td></tr></table>")
+	r, err := extract.Extract(page, extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != extract.MethodVisibleText || r.Text != "Name Ada" || r.Title != "Only a title" {
+		t.Errorf("Extract = %+v; want the visible text %q by %s, title %q", r, "Name Ada", extract.MethodVisibleText, "Only a title")
+	}
+	r, err = extract.Extract(page, extract.Options{NoFallback: true})
+	if err != nil || r.Method != extract.MethodTrafilatura {
+		t.Errorf("Extract with NoFallback = %+v, %v; want the extractor's text", r, err)
+	}
+	r, err = extract.Extract([]byte(`<html lang="fr-CA"><p>Café crème</p>`), extract.Options{})
+	if err != nil || r.Text != "Café crème" || r.Language != "fr" {
+		t.Errorf("Extract = %+v, %v; want the visible text with the declared language", r, err)
+	}
+	r, err = extract.Extract(nil, extract.Options{})
+	if err != nil || r.Text != "" || r.Method != extract.MethodVisibleText {
+		t.Errorf("Extract(nil) = %+v, %v; want empty visible text", r, err)
+	}
+}
+
+func TestVisibleText(t *testing.T) {
+	tests := []struct{ page, want string }{
+		{"<p>one</p><p>two</p>", "one\ntwo"},
+		{"a<br>b<br/>c", "a\nb\nc"},
+		{"<b>H</b>ello <i>world</i>", "Hello world"},
+		{"<ul><li>x<li>y</ul>", "x\ny"},
+		{"<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>", "a b\nc"},
+		{"x<script>alert('no')</script>y<style>p{}</style>z", "xyz"},
+		{"<!-- hidden -->shown", "shown"},
+		{"<noscript>enable JS</noscript><template><p>t<template>u</template>v</template>w", "w"},
+		{"<textarea>typed</textarea><iframe>frame</iframe>ok", "ok"},
+		{"&lt;tag&gt; &amp; &eacute;&nbsp;&#x263A; &bogus;", "<tag> & é ☺ &bogus;"},
+		{"  spaced \t out\r\n\r\n  lines  ", "spaced out\nlines"},
+		{"soft\u00adhyphen\ufeff and\u0007 bell", "softhyphen and bell"},
+		{"<p>unclosed <b>bold <i>italic", "unclosed bold italic"},
+		{"<script>never closed", ""},
+		{"<title>T</title><svg><title>icon</title></svg>body", "body"},
+		{"<pre>  keep\n  lines</pre>", "keep\nlines"},
+	}
+	for _, tt := range tests {
+		got, err := extract.VisibleText([]byte(tt.page), extract.Options{})
+		if err != nil || got != tt.want {
+			t.Errorf("VisibleText(%q) = %q, %v; want %q", tt.page, got, err, tt.want)
+		}
+	}
+}
+
+// TestExtractConcurrent runs Extract on several goroutines at once; the race detector
+// checks that nothing is shared.
+func TestExtractConcurrent(t *testing.T) {
+	done := make(chan string)
+	for range 4 {
+		go func() {
+			r, err := extract.Extract([]byte(article), extract.Options{})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- r.Text
+		}()
+	}
+	first := <-done
+	for range 3 {
+		if got := <-done; got != first {
+			t.Errorf("concurrent results differ:\n%q\n%q", got, first)
+		}
+	}
+	if !utf8.ValidString(first) || first == "" {
+		t.Errorf("text %q", first)
+	}
+}

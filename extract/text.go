@@ -1,0 +1,73 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+)
+
+// decode returns page as valid UTF-8 with the name of the encoding it was read in. The
+// encoding is, in order: the one a byte order mark names; the charset of contentType;
+// UTF-8 when the whole page is valid UTF-8; the one a <meta> tag in the first 1024 bytes
+// declares; windows-1252. Bytes that are invalid in the encoding become U+FFFD.
+func decode(page []byte, contentType string) (string, string) {
+	enc, name, certain := charset.DetermineEncoding(page, contentType)
+	if !certain && utf8.Valid(page) {
+		// A page mislabelled by its <meta> tag, or whose first 1024 bytes are ASCII, is
+		// far more often UTF-8 than a legacy text that happens to be valid UTF-8.
+		enc, name = encoding.Nop, "utf-8"
+	}
+	var s string
+	if enc == encoding.Nop {
+		s = string(page)
+	} else if b, err := enc.NewDecoder().Bytes(page); err == nil {
+		s = string(b)
+	} else {
+		// x/text decoders replace what they cannot read; keep the page's bytes rather
+		// than nothing should one ever fail.
+		s = string(page)
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s, name
+}
+
+// normalize returns s as Result.Text holds it: every run of white space that contains a
+// line break becomes one "\n" and every other run one space; white space at the start and
+// end goes; control characters, soft hyphens (U+00AD) and byte order marks (U+FEFF) are
+// dropped; invalid UTF-8 becomes U+FFFD.
+func normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	var space, line bool // a pending separator, written before the next visible rune
+	for _, r := range s {
+		switch {
+		case isLineBreak(r):
+			line = b.Len() > 0
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case r == '\u00ad' || r == '\ufeff' || unicode.IsControl(r):
+		default:
+			if line {
+				b.WriteByte('\n')
+			} else if space {
+				b.WriteByte(' ')
+			}
+			line, space = false, false
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
