@@ -194,8 +194,28 @@ var debianFolders = []string{"postgresql-15.18-vs-15.20", "clang-15-vs-16"}
 // "clang-15-vs-16/a-15.0.6/APINotes.html") and the reference pairs of
 // similar_pairs_ge0.5.tsv (word 5-shingle Jaccard >= 0.5; every other pair is below).
 func Debian(root string) ([]Doc, []Pair, error) {
+	pages, pairs, err := DebianPages(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := make([]Doc, len(pages))
+	for i, p := range pages {
+		docs[i] = Doc{ID: p.ID, Text: VisibleText(string(p.HTML))}
+	}
+	return docs, pairs, nil
+}
+
+// Page is one HTML page of debian-doc-versions as it is on disk.
+type Page struct {
+	ID   string // "clang-15-vs-16/a-15.0.6/APINotes.html": folder, release, path
+	HTML []byte
+}
+
+// DebianPages is Debian with the pages' HTML instead of their visible text, in the order
+// of the folders, then releases (a before b), then paths.
+func DebianPages(root string) ([]Page, []Pair, error) {
 	base := filepath.Join(root, "debian-doc-versions")
-	var docs []Doc
+	var pages []Page
 	var pairs []Pair
 	for _, set := range debianFolders {
 		dir := filepath.Join(base, set)
@@ -208,7 +228,7 @@ func Debian(root string) ([]Doc, []Pair, error) {
 				return err
 			}
 			rel, _ := filepath.Rel(base, path)
-			docs = append(docs, Doc{ID: filepath.ToSlash(rel), Text: VisibleText(string(page))})
+			pages = append(pages, Page{ID: filepath.ToSlash(rel), HTML: page})
 			return nil
 		})
 		if err != nil {
@@ -220,7 +240,35 @@ func Debian(root string) ([]Doc, []Pair, error) {
 		}
 		pairs = append(pairs, p...)
 	}
-	return docs, pairs, nil
+	return pages, pairs, nil
+}
+
+// Aligned is one line of a debian-doc-versions aligned_pairs.tsv: a path and how its two
+// releases' pages compare.
+type Aligned struct {
+	Folder, Path string // "clang-15-vs-16", "APINotes.html"
+	Class        string // exact_bytes, same_visible_text, near_dup_ge0.9, ..., only_a, only_b
+}
+
+// DebianAligned returns the aligned_pairs.tsv lines of both folders.
+func DebianAligned(root string) ([]Aligned, error) {
+	var out []Aligned
+	for _, set := range debianFolders {
+		path := filepath.Join(root, "debian-doc-versions", set, "aligned_pairs.tsv")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("evaldata: %w", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		for i, line := range lines[1:] {
+			f := strings.Split(strings.TrimRight(line, "\r"), "\t")
+			if len(f) < 7 {
+				return nil, fmt.Errorf("evaldata: %s:%d: want 7 or more tab-separated fields", path, i+2)
+			}
+			out = append(out, Aligned{Folder: set, Path: f[0], Class: f[6]})
+		}
+	}
+	return out, nil
 }
 
 // Set is one folder of debian-doc-versions with the labels' own features.
