@@ -3,6 +3,9 @@ module github.com/neardup/neardup
 go 1.26.8
 
 require (
+	// bloom: the key filter (KeyFilter, the client's pre-screen), sized from n and the
+	// false-positive rate; murmur3 positions and a documented binary form, widely used.
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/cespare/xxhash/v2 v2.3.0
 	// uax29: Unicode word boundaries (UAX #29) for package shingle, conformance-tested
 	// against the Unicode test suite, allocation-free, maintained; hand-writing the
@@ -33,6 +36,7 @@ require (
 	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de // indirect
+	github.com/bits-and-blooms/bitset v1.24.2 // indirect
 	github.com/elliotchance/pie/v2 v2.9.0 // indirect
 	github.com/forPelevin/gomoji v1.2.0 // indirect
 	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c // indirect
