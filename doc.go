@@ -1,6 +1,9 @@
-// Package neardup finds exact and near-duplicate documents. This package is the map of the
-// module; the work is done by one package per step of the data flow, each usable alone:
+// Package neardup finds exact and near-duplicate documents. It is the façade a crawler
+// or a corpus tool uses (Fingerprinter, Detector, FindMirrors) and the map of the module;
+// the work is done by one package per step of the data flow, each usable alone:
 //
+//	page -> extract   HTML to main text: boilerplate removed, charset decoded, limits
+//	url  -> urlnorm   canonical URL, the URL key
 //	text -> shingle   normalize (NFKC, case, accents, punctuation), tokenize (UAX #29 words,
 //	                  CJK characters), k-shingles hashed with a frozen seeded XXH64
 //	     -> simhash   64-bit SimHash of the features (simhash.SchemeNeardup is the measured
@@ -21,15 +24,38 @@
 //	sig := minhash.Hasher{}.Signature(features)        // 128 values
 //	fp := simhash.SchemeNeardup.Fingerprint(text)      // 64 bits
 //
+// # Documents and verdicts
+//
+// A Fingerprinter turns a Document (id, URL, HTML or text, priority, fetch time) into its
+// Fingerprints: the canonical URL, SHA-256 at three levels (the raw bytes; the whole
+// page's visible text, normalized; the main text, normalized), the SimHash of the main
+// text and its MinHash signature. A Detector is the crawler's check-and-add over them:
+// URL seen, then exact content seen, then near-duplicate content, giving a Verdict
+// (unique, url-duplicate, exact-duplicate, near-duplicate or changed) with the matches,
+// their scores and the survivor under a KeepPolicy.
+//
+//	d, err := neardup.NewDetector(neardup.Options{}) // zero value: the defaults
+//	v, err := d.Check(neardup.Document{ID: "p1", URL: u, HTML: body})
+//	if v.Kind != neardup.Unique {
+//		fmt.Println(v.Kind, v.Matches[0].ID, v.Survivor)
+//	}
+//
+// Prescreen gives the Bloom filter (KeyFilter) of the stored URL and exact keys that a
+// client keeps to skip the round trip for pages that are certainly new; FindMirrors
+// finds the sites that carry the same content under the same paths.
+//
 // The neardup command (cmd/neardup) exposes the same steps: simhash, minhash, compare,
-// findall and bench. README.md has the measured accuracy and speed and how to reproduce
-// them.
+// check, findall and bench. README.md has the measured accuracy and speed and how to
+// reproduce them.
 //
 // # Caveats
 //
 // Feature hashes, fingerprints, signatures and snapshots are persisted by users, so their
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
-// of them is a change of format, never a silent one. The document layer (HTML extraction,
-// URL canonicalization, the verdict), batch deduplication of corpora and the HTTP service
-// are not built yet.
+// of them is a change of format, never a silent one. Batch deduplication of corpora and
+// the HTTP service are not built yet.
+//
+// The Detector keeps everything in memory, about 1 KB per document; nothing survives the
+// process. Its MinHash candidates come from banding, so a pair just above the threshold
+// can be missed (lsh.Recall); its SimHash candidates are exact.
 package neardup

@@ -1,0 +1,287 @@
+package neardup
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// words returns n pseudo-random words from a small vocabulary, deterministic in seed.
+func words(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("w%d", r.IntN(5000))
+	}
+	return out
+}
+
+func newDetector(t testing.TB, opt Options) *Detector {
+	t.Helper()
+	d, err := NewDetector(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func check(t testing.TB, d *Detector, doc Document) Verdict {
+	t.Helper()
+	v, err := d.Check(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDetectorVerdicts(t *testing.T) {
+	base := strings.Join(words(1, 300), " ")
+	edited := strings.Replace(base, "w", "W", 1) // same after case folding
+	near := base + " and a few more words at the end"
+	other := strings.Join(words(2, 300), " ")
+
+	d := newDetector(t, Options{})
+	steps := []struct {
+		doc      Document
+		kind     Kind
+		survivor string
+		level    Level
+		added    bool
+	}{
+		{Document{ID: "a", URL: "http://example.com/a", Text: base}, Unique, "a", LevelNone, true},
+		{Document{ID: "b", URL: "http://example.com/b", Text: base}, ExactDuplicate, "a", LevelRaw, true},
+		{Document{ID: "c", Text: edited}, ExactDuplicate, "a", LevelText, true},
+		{Document{ID: "d", Text: near, Priority: 1}, NearDuplicate, "d", LevelNone, true},
+		{Document{ID: "e", URL: "http://EXAMPLE.com/a#top", Text: base}, URLDuplicate, "a", LevelRaw, false},
+		{Document{ID: "f", Text: other}, Unique, "f", LevelNone, true},
+		{Document{ID: "g", URL: "http://example.com/a", Text: other + " changed"}, Changed, "f", LevelNone, true},
+	}
+	for i, s := range steps {
+		v := check(t, d, s.doc)
+		if v.Kind != s.kind || v.Survivor != s.survivor || v.Added != s.added {
+			t.Fatalf("step %d (%s): got %v survivor %s added %v, want %v survivor %s added %v; %+v",
+				i, s.doc.ID, v.Kind, v.Survivor, v.Added, s.kind, s.survivor, s.added, v)
+		}
+		if s.kind != Unique && (len(v.Matches) == 0 || v.Matches[0].Level != s.level) {
+			t.Fatalf("step %d (%s): matches %+v, want first at level %v", i, s.doc.ID, v.Matches, s.level)
+		}
+	}
+	// g replaced a under its URL: a is gone, g is stored, and the url maps to g.
+	if d.Len() != 5 {
+		t.Fatalf("Len %d, want 5 (a replaced by g, e not added)", d.Len())
+	}
+	v := check(t, d, Document{ID: "h", URL: "http://example.com/a", Text: other + " changed"})
+	if v.Kind != URLDuplicate || v.Matches[0].ID != "g" {
+		t.Fatalf("after change: %+v", v)
+	}
+	// The changed document's matches include its near-duplicate f.
+	if !d.Remove("f") || d.Remove("f") {
+		t.Fatal("Remove f twice")
+	}
+}
+
+func TestDetectorPeekAndSelf(t *testing.T) {
+	d := newDetector(t, Options{})
+	text := strings.Join(words(3, 100), " ")
+	if v, _ := d.Peek(Document{ID: "a", Text: text}); v.Kind != Unique || v.Added {
+		t.Fatalf("peek on empty: %+v", v)
+	}
+	if d.Len() != 0 {
+		t.Fatal("Peek stored a document")
+	}
+	check(t, d, Document{ID: "a", Text: text})
+	if v, _ := d.Peek(Document{ID: "b", Text: text}); v.Kind != ExactDuplicate || v.Added {
+		t.Fatalf("peek: %+v", v)
+	}
+	// The same id again is a replacement, never its own duplicate.
+	if v := check(t, d, Document{ID: "a", Text: text}); v.Kind != Unique || d.Len() != 1 {
+		t.Fatalf("re-check of a: %+v, Len %d", v, d.Len())
+	}
+}
+
+func TestDetectorErrors(t *testing.T) {
+	d := newDetector(t, Options{})
+	for _, doc := range []Document{{}, {ID: "x", HTML: []byte("<p>a"), Text: "a"}} {
+		if _, err := d.Check(doc); err == nil {
+			t.Errorf("Check(%+v) succeeded", doc)
+		}
+	}
+	for _, o := range []Options{{Threshold: 1.5}, {Near: 9}, {Keep: KeepPolicy{99}}, {FilterRate: 2}, {MaxAge: -1}} {
+		if _, err := NewDetector(o); err == nil {
+			t.Errorf("NewDetector(%+v) succeeded", o)
+		}
+	}
+}
+
+func TestDetectorEmptyDocuments(t *testing.T) {
+	d := newDetector(t, Options{})
+	check(t, d, Document{ID: "a", Text: ""})
+	// Empty texts are exact duplicates (same main text), never near-duplicates of
+	// everything.
+	if v := check(t, d, Document{ID: "b", Text: "  "}); v.Kind != ExactDuplicate {
+		t.Fatalf("empty after empty: %+v", v)
+	}
+	if v := check(t, d, Document{ID: "c", Text: "word"}); v.Kind != Unique {
+		t.Fatalf("one word after empty: %+v", v)
+	}
+}
+
+func TestDetectorKeepPolicy(t *testing.T) {
+	text := strings.Join(words(4, 200), " ")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		keep KeepPolicy
+		want string
+	}{
+		{nil, "hi"},                        // priority first
+		{KeepPolicy{KeepFirstSeen}, "old"}, // fetched first
+		{KeepPolicy{KeepLastSeen}, "new"},
+		{KeepPolicy{KeepLongest}, "long"},
+		{KeepPolicy{KeepShortest}, "hi"}, // three tie: smallest id
+		{KeepPolicy{KeepSmallestID}, "hi"},
+	} {
+		d := newDetector(t, Options{Keep: c.keep, Now: func() time.Time { return t0.Add(time.Hour) }})
+		check(t, d, Document{ID: "new", Text: text, FetchTime: t0.Add(3 * time.Minute)})
+		check(t, d, Document{ID: "old", Text: text, FetchTime: t0})
+		check(t, d, Document{ID: "hi", Text: text, Priority: 5, FetchTime: t0.Add(time.Minute)})
+		v := check(t, d, Document{ID: "long", Text: text + " extra words here", FetchTime: t0.Add(2 * time.Minute)})
+		if v.Survivor != c.want {
+			t.Errorf("keep %v: survivor %s, want %s (%+v)", c.keep, v.Survivor, c.want, v)
+		}
+	}
+}
+
+func TestDetectorExpiry(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := newDetector(t, Options{MaxAge: time.Hour, Now: func() time.Time { return now }})
+	text := strings.Join(words(5, 100), " ")
+	check(t, d, Document{ID: "a", URL: "http://x.org/", Text: text})
+	now = now.Add(50 * time.Minute)
+	if v := check(t, d, Document{ID: "b", URL: "http://x.org/", Text: text}); v.Kind != URLDuplicate {
+		t.Fatalf("within MaxAge: %+v", v)
+	}
+	now = now.Add(50 * time.Minute) // 100 minutes after a, 50 after it was seen again
+	if d.Expire() != 0 || d.Len() != 1 {
+		t.Fatal("a expired though seen 50 minutes ago")
+	}
+	now = now.Add(11 * time.Minute)
+	if v := check(t, d, Document{ID: "c", Text: text}); v.Kind != Unique {
+		t.Fatalf("after MaxAge: %+v", v)
+	}
+	if d.Len() != 1 {
+		t.Fatalf("Len %d after expiry, want 1", d.Len())
+	}
+}
+
+// TestDetectorNearOracle checks the near-duplicate matches against brute force over every
+// stored document: with NearSimHash the hamming index is exact, so the sets must be equal;
+// with NearMinHash every reported match must reach the threshold and the misses must be
+// few (the S-curve's).
+func TestDetectorNearOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var texts []string
+	for i := range 400 {
+		w := words(uint64(i%60), 150) // 60 bases, each edited several times
+		for range r.IntN(12) {
+			w[r.IntN(len(w))] = fmt.Sprintf("x%d", r.IntN(1000))
+		}
+		texts = append(texts, strings.Join(w, " "))
+	}
+	for _, near := range []Near{NearSimHash, NearMinHash} {
+		d := newDetector(t, Options{Near: near, MaxMatches: 1000})
+		var stored []Entry
+		missed, total := 0, 0
+		for i, text := range texts {
+			doc := Document{ID: fmt.Sprintf("d%03d", i), Text: text}
+			fp, err := d.Fingerprinter().Fingerprint(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := doc.entry(fp)
+			v := d.CheckEntry(e, true)
+			var want []string
+			exact := false
+			for _, s := range stored {
+				if s.Main == e.Main {
+					exact = true
+				}
+			}
+			for _, s := range stored {
+				m := d.compare(&e, &record{Entry: s})
+				if (exact && s.Main == e.Main) || (!exact && d.near(m)) {
+					want = append(want, s.ID)
+				}
+			}
+			var got []string
+			for _, m := range v.Matches {
+				got = append(got, m.ID)
+				if !exact && !d.near(m) {
+					t.Fatalf("%v: %s reported %+v below the thresholds", near, doc.ID, m)
+				}
+			}
+			slices.Sort(got)
+			total += len(want)
+			if near == NearSimHash || exact {
+				if !slices.Equal(got, want) {
+					t.Fatalf("%v: %s matched %v, brute force %v", near, doc.ID, got, want)
+				}
+			} else {
+				missed += len(want) - len(got)
+			}
+			stored = append(stored, e)
+		}
+		if total == 0 || float64(missed) > 0.1*float64(total) {
+			t.Errorf("%v: missed %d of %d near pairs", near, missed, total)
+		}
+		t.Logf("%v: %d pairs, %d missed", near, total, missed)
+	}
+}
+
+func TestDetectorConcurrent(t *testing.T) {
+	d := newDetector(t, Options{MaxAge: time.Hour})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				text := strings.Join(words(uint64(i%10), 80), " ")
+				id := fmt.Sprintf("%d-%d", g, i)
+				if _, err := d.Check(Document{ID: id, URL: "http://h/" + id, Text: text}); err != nil {
+					t.Error(err)
+				}
+				if i%7 == 0 {
+					d.Remove(id)
+					d.Prescreen()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if d.Len() == 0 {
+		t.Fatal("nothing stored")
+	}
+}
+
+func TestDetectorPrescreen(t *testing.T) {
+	d := newDetector(t, Options{Expected: 4}) // forces rebuilds
+	var fps []Fingerprints
+	for i := range 50 {
+		v := check(t, d, Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("http://h.org/%d", i), Text: fmt.Sprint("text ", i)})
+		fp, _ := d.Fingerprinter().Fingerprint(Document{ID: "q", URL: v.URL, Text: fmt.Sprint("text ", i)})
+		fps = append(fps, fp)
+	}
+	f := d.Prescreen()
+	if f.Capacity() < 100 {
+		t.Fatalf("filter capacity %d after 100 keys", f.Capacity())
+	}
+	for _, fp := range fps {
+		if !f.HasURL(fp.URL) || !f.HasExact(fp.Main) {
+			t.Fatalf("prescreen lacks %s", fp.URL)
+		}
+	}
+}

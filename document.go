@@ -1,0 +1,157 @@
+package neardup
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/urlnorm"
+)
+
+// Document is one fetched page or text as the detector takes it.
+type Document struct {
+	// ID names the document; it is required and unique within a Detector.
+	ID string
+	// URL is where the document was fetched from; optional. Its canonical form is the
+	// URL key.
+	URL string
+	// HTML is the page as fetched, in any character set; Text is plain text (UTF-8).
+	// Give one of them (both empty is an empty document).
+	HTML []byte
+	Text string
+	// ContentType is the HTTP Content-Type header, whose charset decides how HTML is
+	// decoded; optional.
+	ContentType string
+	// Priority ranks copies for the keep policy: higher survives (KeepPriority).
+	Priority float64
+	// FetchTime is when the document was fetched; zero means when it is checked.
+	FetchTime time.Time
+}
+
+func (doc *Document) entry(fp Fingerprints) Entry {
+	return Entry{ID: doc.ID, Priority: doc.Priority, FetchTime: doc.FetchTime, Fingerprints: fp}
+}
+
+// Fingerprinter turns Documents into Fingerprints: the canonical URL, the three exact
+// hashes, the SimHash and the MinHash signature of the main text. It is safe for
+// concurrent use (it keeps a pool of shinglers).
+type Fingerprinter struct {
+	opt    Options
+	url    *urlnorm.Canonicalizer
+	hasher minhash.Hasher
+	pool   sync.Pool // of *fpState
+}
+
+type fpState struct {
+	sh       *shingle.Shingler
+	features []uint64
+}
+
+// NewFingerprinter returns a Fingerprinter with the options, or an error wrapping
+// ErrOptions.
+func NewFingerprinter(opt Options) (*Fingerprinter, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	uo := urlnorm.Options{Profile: urlnorm.Aggressive}
+	if o.URL != nil {
+		uo = *o.URL
+	}
+	c, err := urlnorm.New(uo)
+	if err != nil {
+		return nil, fmt.Errorf("%w: URL: %v", ErrOptions, err)
+	}
+	if _, err := shingle.New(shingle.Options{}); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	f := &Fingerprinter{opt: o, url: c, hasher: minhash.Hasher{K: o.MinHashK, Seed: o.Seed}}
+	f.pool.New = func() any {
+		sh, _ := shingle.New(shingle.Options{}) // checked above
+		return &fpState{sh: sh}
+	}
+	return f, nil
+}
+
+// Fingerprint returns the document's fingerprints. It fails, wrapping ErrDocument, for a
+// document without an id, with both HTML and Text, with a URL that cannot be
+// canonicalized, or whose HTML extraction fails (see package extract: size, depth and time
+// limits).
+func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
+	var fp Fingerprints
+	if doc.ID == "" {
+		return fp, fmt.Errorf("%w: no id", ErrDocument)
+	}
+	if doc.HTML != nil && doc.Text != "" {
+		return fp, fmt.Errorf("%w: %s: both HTML and Text: give one", ErrDocument, doc.ID)
+	}
+	if doc.URL != "" {
+		u, err := f.url.Canonicalize(doc.URL)
+		if err != nil {
+			return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+		}
+		fp.URL = u
+	}
+	full, main := doc.Text, doc.Text
+	if doc.HTML != nil {
+		fp.Raw = sha256.Sum256(doc.HTML)
+		eo := f.opt.Extract
+		if doc.ContentType != "" {
+			eo.ContentType = doc.ContentType
+		}
+		if doc.URL != "" {
+			eo.URL = doc.URL
+		}
+		var err error
+		if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
+			return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+		}
+		main = full
+		if !f.opt.NoExtract {
+			res, err := extract.Extract(doc.HTML, eo)
+			if err != nil {
+				return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+			}
+			main, fp.Title = res.Text, res.Title
+		}
+	} else {
+		h := sha256.New()
+		io.WriteString(h, doc.Text)
+		h.Sum(fp.Raw[:0])
+	}
+
+	st := f.pool.Get().(*fpState)
+	defer f.pool.Put(st)
+	fp.Main, fp.Words = st.normalizedHash(main)
+	fp.Text = fp.Main
+	if full != main {
+		fp.Text, _ = st.normalizedHash(full)
+	}
+	fp.SimHash = simhash.SchemeNeardup.Fingerprint(main)
+	st.features = st.sh.AppendHashes(st.features[:0], main)
+	fp.MinHash = f.hasher.Signature(st.features)
+	return fp, nil
+}
+
+// normalizedHash returns the SHA-256 of the text's tokens (shingle's default
+// normalization) joined by single spaces, and the number of tokens.
+func (st *fpState) normalizedHash(text string) (Hash, int) {
+	h := sha256.New()
+	n := 0
+	for tok := range st.sh.Tokens(text) {
+		if n > 0 {
+			h.Write([]byte{' '})
+		}
+		h.Write(tok)
+		n++
+	}
+	var out Hash
+	h.Sum(out[:0])
+	return out, n
+}

@@ -1,0 +1,127 @@
+package neardup
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Kind is what a Detector decided about a document, or how one match relates to it.
+// Its text form ("unique", "url-duplicate", ...) is what JSON carries.
+type Kind int
+
+const (
+	// Unique: no stored document has the document's URL or the same or nearly the same
+	// content.
+	Unique Kind = iota
+	// URLDuplicate: a stored document has the same canonical URL and the same or
+	// nearly the same content.
+	URLDuplicate
+	// ExactDuplicate: a stored document has the same content at one of the three exact
+	// levels (raw bytes, normalized text, normalized main text).
+	ExactDuplicate
+	// NearDuplicate: a stored document's content is within the near-duplicate
+	// thresholds (SimHash distance, MinHash similarity).
+	NearDuplicate
+	// Changed: a stored document has the same canonical URL but different content; its
+	// fingerprints are replaced by the new ones.
+	Changed
+)
+
+var kindNames = [...]string{
+	Unique:         "unique",
+	URLDuplicate:   "url-duplicate",
+	ExactDuplicate: "exact-duplicate",
+	NearDuplicate:  "near-duplicate",
+	Changed:        "changed",
+}
+
+// String returns the kind's name, or "Kind(n)" for an undeclared value.
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return "Kind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return kindNames[k]
+}
+
+// MarshalText implements encoding.TextMarshaler with the kind's name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k < 0 || int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("neardup: undeclared %v", k)
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler for the names String returns.
+func (k *Kind) UnmarshalText(text []byte) error {
+	for i, n := range kindNames {
+		if n == string(text) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("neardup: unknown verdict kind %q", text)
+}
+
+// Level says at which level two documents' contents are exactly equal.
+type Level int
+
+const (
+	// LevelNone: the contents differ at every level.
+	LevelNone Level = iota
+	// LevelRaw: the raw bytes are equal.
+	LevelRaw
+	// LevelText: the normalized visible text of the whole page is equal.
+	LevelText
+	// LevelMain: the normalized main text (after boilerplate removal) is equal.
+	LevelMain
+)
+
+var levelNames = [...]string{LevelNone: "", LevelRaw: "raw", LevelText: "text", LevelMain: "main"}
+
+// String returns "raw", "text", "main", or "" for LevelNone.
+func (l Level) String() string {
+	if l < 0 || int(l) >= len(levelNames) {
+		return "Level(" + strconv.Itoa(int(l)) + ")"
+	}
+	return levelNames[l]
+}
+
+// MarshalText implements encoding.TextMarshaler with the level's name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// Match is one stored document that a checked document duplicates.
+type Match struct {
+	// ID and URL are the stored document's id and canonical URL.
+	ID  string `json:"id"`
+	URL string `json:"url,omitempty"`
+	// Kind is URLDuplicate, ExactDuplicate or NearDuplicate: the strongest relation
+	// found, in that order.
+	Kind Kind `json:"kind"`
+	// Level is the first exact level (raw, text, main) at which the contents are
+	// equal, or LevelNone.
+	Level Level `json:"level,omitempty"`
+	// Distance is the Hamming distance between the SimHash fingerprints.
+	Distance int `json:"distance"`
+	// Similarity is the Jaccard similarity estimated from the MinHash signatures.
+	Similarity float64 `json:"similarity"`
+}
+
+// Verdict is a Detector's answer for one document.
+type Verdict struct {
+	// ID is the checked document's id.
+	ID string `json:"id"`
+	// URL is its canonical URL, "" when it has none.
+	URL string `json:"url,omitempty"`
+	// Kind is the decision.
+	Kind Kind `json:"verdict"`
+	// Matches are the stored documents it duplicates, strongest first: URL, then
+	// exact, then near duplicates by distance and similarity, then by id. A Changed
+	// verdict lists the replaced document first. At most Options.MaxMatches are kept.
+	Matches []Match `json:"matches,omitempty"`
+	// Survivor is the id that the keep policy keeps among the document and its
+	// matches; it is ID itself for a unique document.
+	Survivor string `json:"survivor"`
+	// Added reports whether the document was stored (Check stores unique, changed,
+	// exact- and near-duplicate documents; never a URL duplicate; Peek stores nothing).
+	Added bool `json:"added"`
+}
