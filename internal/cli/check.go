@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/neardup/neardup"
+)
+
+var checkCommand = &command{
+	name:    "check",
+	args:    "FILE...",
+	summary: "run the duplicate detector over pages in order, one verdict per page",
+	about: `Runs neardup's in-memory detector over the given pages, in the order given, as a
+crawler would: each page is checked against the pages before it and then stored. For
+each page it prints one JSON line: the file, the verdict (unique, url-duplicate,
+exact-duplicate, near-duplicate or changed), the matches with their SimHash distance,
+MinHash similarity and exact level (raw, text or main), and the survivor under the keep
+policy.
+
+A page's id is its file name as given. HTML files have their main content extracted
+(boilerplate removed); files ending in .txt are plain text. Gzip-compressed files
+(.gz, or any file starting with the gzip magic bytes) are decompressed.
+
+--url gives the URL a page was fetched from, in the order of the files: the first
+--url belongs to the first FILE, and so on; pages without one have no URL key.
+`,
+	new: func() runner { return &checkCmd{} },
+}
+
+// checkCmd is "neardup check".
+type checkCmd struct {
+	urls      stringList
+	near      string
+	distance  int
+	threshold float64
+	keep      string
+	noExtract bool
+	maxBytes  int64
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func (c *checkCmd) define(fs *flag.FlagSet) {
+	fs.Var(&c.urls, "url", "the `URL` the next FILE was fetched from; repeat it, once per FILE in order\n(default \"\": none)")
+	fs.StringVar(&c.near, "near", "any", "near-duplicate `RULE`: any (SimHash distance or MinHash similarity), simhash,\nminhash, or both (default any)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, "largest SimHash distance of a near-duplicate, in `BITS` (default 3)")
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, "smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default 0.8)")
+	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default priority,first,id)")
+	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	fs.Int64Var(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes, after decompression (default 67108864: 64 MiB)")
+}
+
+// checkLine is one line of output.
+type checkLine struct {
+	File string `json:"file"`
+	neardup.Verdict
+	Title string `json:"title,omitempty"`
+	Words int    `json:"words"`
+}
+
+func (c *checkCmd) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("give the pages to check, in order")
+	}
+	if len(c.urls) > len(args) {
+		return usagef("%d --url flags for %d files: give at most one per file", len(c.urls), len(args))
+	}
+	near, err := neardup.ParseNear(c.near)
+	if err != nil {
+		return usagef("--near: %v", err)
+	}
+	keep, err := neardup.ParseKeepPolicy(c.keep)
+	if err != nil {
+		return usagef("--keep: %v", err)
+	}
+	if c.distance < 0 || c.distance > 16 {
+		return usagef("--distance %d: use 0 to 16", c.distance)
+	}
+	if !(c.threshold > 0 && c.threshold <= 1) {
+		return usagef("--threshold %g: use a similarity in (0, 1]", c.threshold)
+	}
+	if c.maxBytes < 1 {
+		return usagef("--max-bytes %d: use 1 or more", c.maxBytes)
+	}
+	distance := c.distance
+	if distance == 0 {
+		distance = -1 // Options: 0 is the default, negative is 0
+	}
+	d, err := neardup.NewDetector(neardup.Options{
+		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
+	})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	w := bufio.NewWriter(e.stdout)
+	failed := false
+	for i, name := range args {
+		doc := neardup.Document{ID: name}
+		if i < len(c.urls) {
+			doc.URL = c.urls[i]
+		}
+		b, err := readLimited(e, name, c.maxBytes)
+		if err == nil {
+			if strings.EqualFold(filepath.Ext(strings.TrimSuffix(name, ".gz")), ".txt") {
+				doc.Text = string(b)
+			} else {
+				doc.HTML = b
+			}
+			var fp neardup.Fingerprints
+			if fp, err = d.Fingerprinter().Fingerprint(doc); err == nil {
+				v := d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true)
+				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Words: fp.Words})
+				w.Write(append(line, '\n'))
+				continue
+			}
+		}
+		fmt.Fprintf(e.stderr, "neardup check: %s: %v\n", name, err)
+		failed = true
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	if failed {
+		return errReported
+	}
+	return nil
+}
