@@ -52,9 +52,9 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.Var(&c.urls, "url", "the `URL` the next FILE was fetched from; repeat it, once per FILE in order\n(default \"\": none)")
 	fs.StringVar(&c.near, "near", "any", "near-duplicate `RULE`: any (SimHash distance or MinHash similarity), simhash,\nminhash, or both (default any)")
-	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, "largest SimHash distance of a near-duplicate, in `BITS` (default 3)")
-	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, "smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default 0.8)")
-	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default priority,first,id)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("largest SimHash distance of a near-duplicate, in `BITS` (default %d)", neardup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, fmt.Sprintf("smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default %g)", neardup.DefaultThreshold))
+	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
 	fs.Int64Var(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes, after decompression (default 67108864: 64 MiB)")
 }
