@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
 )
 
 var checkCommand = &command{
@@ -40,7 +41,7 @@ type checkCmd struct {
 	threshold float64
 	keep      string
 	noExtract bool
-	maxBytes  int64
+	maxBytes  int
 }
 
 // stringList is a repeatable string flag.
@@ -56,7 +57,7 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, fmt.Sprintf("smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default %g)", neardup.DefaultThreshold))
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
-	fs.Int64Var(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes, after decompression (default 67108864: 64 MiB)")
+	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes, after decompression (default %d: %d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
 }
 
 // checkLine is one line of output.
@@ -97,6 +98,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 	}
 	d, err := neardup.NewDetector(neardup.Options{
 		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
+		Extract: extract.Options{MaxBytes: c.maxBytes},
 	})
 	if err != nil {
 		return usagef("%v", err)
@@ -108,7 +110,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 		if i < len(c.urls) {
 			doc.URL = c.urls[i]
 		}
-		b, err := readLimited(e, name, c.maxBytes)
+		b, _, err := readPage(e, name, c.maxBytes)
 		if err == nil {
 			if strings.EqualFold(filepath.Ext(strings.TrimSuffix(name, ".gz")), ".txt") {
 				doc.Text = string(b)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -30,12 +32,22 @@ func TestCheck(t *testing.T) {
 		}
 		args = append(args, p)
 	}
+	// A gzipped copy of a.html is read decompressed: a raw-level exact duplicate.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(files["a.html"]))
+	zw.Close()
+	p := filepath.Join(dir, "e.html.gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, p)
 	stdout, stderr, code := run(t, "", append([]string{"check", "--url", "http://x.org/a", "--url", "http://x.org/a"}, args...)...)
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	want := []string{"unique", "url-duplicate", "near-duplicate", "unique"}
+	want := []string{"unique", "url-duplicate", "near-duplicate", "unique", "exact-duplicate"}
 	if len(lines) != len(want) {
 		t.Fatalf("output %q", stdout)
 	}

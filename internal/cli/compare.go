@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,9 +47,10 @@ folded, punctuation removed), tokenized, word 5-shingles by default, hashed with
 The output is a table with a header line naming A, B and the pipeline; with --json it is
 one JSON object with every measure and the size of each document (bytes, tokens, features).
 
-One of A and B may be "-", standard input. Each is read whole, and a file larger than
---max-bytes is an error. Any bytes are accepted, valid UTF-8 or not. HTML is compared as
-text, tags and all: extracting the main content of a page is not implemented yet.
+One of A and B may be "-", standard input. Each is read whole, gzip-compressed input
+decompressed, and one larger than --max-bytes (after decompression) is an error. Any
+bytes are accepted, valid UTF-8 or not. HTML is compared as text, tags and all; use
+'neardup extract' first to compare main contents.
 `,
 	new: func() runner { return &compareCmd{} },
 }
@@ -61,7 +61,7 @@ type compareCmd struct {
 	k        int
 	scheme   simhash.Scheme
 	json     bool
-	maxBytes int64
+	maxBytes int
 }
 
 func (c *compareCmd) define(fs *flag.FlagSet) {
@@ -69,7 +69,7 @@ func (c *compareCmd) define(fs *flag.FlagSet) {
 	defineSignatureK(fs, &c.k)
 	fs.TextVar(&c.scheme, "scheme", simhash.SchemeNeardup, "compare SimHash fingerprints of `SCHEME`: neardup or simhash-py, as\n'neardup simhash --scheme' makes them (default neardup)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object instead of the table (default false)")
-	fs.Int64Var(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes (default 67108864: 64 MiB)")
+	fs.IntVar(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes (default 67108864: 64 MiB)")
 }
 
 // compareDoc describes one of the two documents of a comparison.
@@ -127,7 +127,7 @@ func (c *compareCmd) run(e *env, args []string) error {
 		sums  [2][sha256.Size]byte
 	)
 	for i, name := range args {
-		b, err := readLimited(e, name, c.maxBytes)
+		b, _, err := readPage(e, name, c.maxBytes)
 		if err != nil {
 			return err
 		}
@@ -152,55 +152,6 @@ func (c *compareCmd) run(e *env, args []string) error {
 		return fmt.Errorf("writing output: %w", err)
 	}
 	return nil
-}
-
-// readLimited reads the named input ("-" for stdin) whole, or fails naming it when it has
-// more than max bytes.
-func readLimited(e *env, name string, max int64) ([]byte, error) {
-	r, shown, closeInput, err := openInput(e, name)
-	if err != nil {
-		return nil, err
-	}
-	defer closeInput()
-	tooLarge := fmt.Errorf("%s is larger than --max-bytes %d; raise --max-bytes to compare it", shown, max)
-	var buf []byte
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > max {
-				return nil, tooLarge
-			}
-			buf = make([]byte, 0, fi.Size()+1) // +1 so that ReadAll sees EOF without growing
-		}
-	}
-	limit := max
-	if limit < math.MaxInt64 {
-		limit++ // one byte more than allowed tells a file of exactly max bytes from a larger one
-	}
-	b, err := readAllInto(buf, io.LimitReader(r, limit))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", shown, err)
-	}
-	if int64(len(b)) > max {
-		return nil, tooLarge
-	}
-	return b, nil
-}
-
-// readAllInto is io.ReadAll appending to buf.
-func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // compare computes every measure of the two texts, given their names and the SHA-256 of

@@ -303,7 +303,7 @@ func TestCompareMaxBytes(t *testing.T) {
 		msg   string
 	}{
 		{[]string{"--max-bytes", "10", a, a}, "", ExitOK, ""},
-		{[]string{"--max-bytes", "9", a, a}, "", ExitError, "neardup compare: " + a + " is larger than --max-bytes 9; raise --max-bytes to compare it\n"},
+		{[]string{"--max-bytes", "9", a, a}, "", ExitError, "neardup compare: " + a + " is larger than --max-bytes 9; raise --max-bytes to read it\n"},
 		{[]string{"--max-bytes", "10", a, "-"}, "0123456789", ExitOK, ""},
 		{[]string{"--max-bytes", "10", a, "-"}, "0123456789x", ExitError, "neardup compare: stdin is larger than --max-bytes 10"},
 		{[]string{"--max-bytes", "9223372036854775807", "-", a}, "0123456789", ExitOK, ""},

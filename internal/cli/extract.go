@@ -2,12 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
 	"time"
 
@@ -119,34 +116,3 @@ func (c *extractCmd) run(e *env, args []string) error {
 	})
 }
 
-// readPage reads the named input ("-" for stdin) whole, decompressing it when it starts
-// with the gzip magic bytes, and returns it with the name to use in messages. More than
-// maxBytes bytes, before or after decompression, is an extract.ErrTooLarge error: the
-// input is not read further, so neither a huge file nor a gzip bomb is held in memory.
-func readPage(e *env, name string, maxBytes int) ([]byte, string, error) {
-	r, shown, closeInput, err := openInput(e, name)
-	if err != nil {
-		return nil, "", err
-	}
-	defer closeInput()
-	br := bufio.NewReader(r)
-	what := ""
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		z, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, "", fmt.Errorf("reading %s: %w", shown, err)
-		}
-		defer z.Close()
-		r, what = z, " once decompressed"
-	} else {
-		r = br
-	}
-	page, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("reading %s: %w", shown, err)
-	}
-	if len(page) > maxBytes {
-		return nil, "", fmt.Errorf("%s: %w: more than %d bytes%s; raise --max-bytes to read it", shown, extract.ErrTooLarge, maxBytes, what)
-	}
-	return page, shown, nil
-}

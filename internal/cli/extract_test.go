@@ -104,8 +104,8 @@ func TestExtractErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"gzip bomb", []string{bomb}, ExitError, bomb + ": extract: page too large: more than 8388608 bytes once decompressed; raise --max-bytes"},
-		{"too large", []string{"--max-bytes", "1000", plain}, ExitError, plain + ": extract: page too large: more than 1000 bytes; raise --max-bytes"},
+		{"gzip bomb", []string{bomb}, ExitError, bomb + " is larger than --max-bytes 8388608 once decompressed; raise --max-bytes"},
+		{"too large", []string{"--max-bytes", "1000", plain}, ExitError, plain + " is larger than --max-bytes 1000; raise --max-bytes"},
 		{"too deep", []string{deep}, ExitError, deep + ": extract: page nested too deeply"},
 		{"bad gzip", []string{notGzip}, ExitError, "reading " + notGzip + ": gzip: "},
 		{"missing file", []string{filepath.Join(dir, "none.html")}, ExitError, "none.html: no such file"},
