@@ -115,4 +115,3 @@ func (c *extractCmd) run(e *env, args []string) error {
 		return nil
 	})
 }
-
