@@ -58,8 +58,10 @@ func (r *record) candidate() Candidate {
 // match).
 //
 // A Detector is safe for concurrent use: Check fingerprints outside the lock, then one
-// mutex guards the maps and indexes. Memory is about 1 KB a document at the defaults
-// (the MinHash signature and its bands, the SimHash tables, three hashes and the URL).
+// mutex guards the maps and indexes. Memory is about 1.9 KB a document at the defaults
+// (the MinHash signature and its bands, the SimHash tables, three hashes, the id and the
+// URL, and the maps over them); a check-and-add of 2 KB of text takes about 70 µs on one
+// core, two thirds of it fingerprinting (BenchmarkDetector).
 type Detector struct {
 	opt Options
 	fpr *Fingerprinter

@@ -55,7 +55,7 @@
 // of them is a change of format, never a silent one. Batch deduplication of corpora and
 // the HTTP service are not built yet.
 //
-// The Detector keeps everything in memory, about 1 KB per document; nothing survives the
-// process. Its MinHash candidates come from banding, so a pair just above the threshold
+// The Detector keeps everything in memory, about 1.9 KB per document; nothing survives
+// the process. Its MinHash candidates come from banding, so a pair just above the threshold
 // can be missed (lsh.Recall); its SimHash candidates are exact.
 package neardup
