@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/extract"
 )
 
 // words returns n pseudo-random words from a small vocabulary, deterministic in seed.
@@ -283,5 +286,32 @@ func TestDetectorPrescreen(t *testing.T) {
 		if !f.HasURL(fp.URL) || !f.HasExact(fp.Main) {
 			t.Fatalf("prescreen lacks %s", fp.URL)
 		}
+	}
+}
+
+func TestFingerprintMethods(t *testing.T) {
+	page := []byte("<html><head><title>T</title></head><body><nav>Home | About</nav><article><p>" +
+		strings.Repeat("A paragraph of the article, long enough to be its main content. ", 20) +
+		"</p></article></body></html>")
+	for _, c := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{}, extract.MethodTrafilatura},
+		{Options{NoExtract: true}, extract.MethodVisibleText},
+		{Options{Extract: extract.Options{Timeout: time.Nanosecond}}, extract.MethodVisibleText}, // over budget
+	} {
+		f, err := NewFingerprinter(c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, err := f.Fingerprint(Document{ID: "p", HTML: page})
+		if err != nil || fp.Method != c.want {
+			t.Errorf("%+v: method %q, error %v; want %q", c.opt, fp.Method, err, c.want)
+		}
+	}
+	f, _ := NewFingerprinter(Options{Extract: extract.Options{MaxBytes: 100}})
+	if _, err := f.Fingerprint(Document{ID: "p", HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
+		t.Errorf("over MaxBytes: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -81,8 +82,9 @@ func NewFingerprinter(opt Options) (*Fingerprinter, error) {
 
 // Fingerprint returns the document's fingerprints. It fails, wrapping ErrDocument, for a
 // document without an id, with both HTML and Text, with a URL that cannot be
-// canonicalized, or whose HTML extraction fails (see package extract: size, depth and time
-// limits).
+// canonicalized, or whose HTML is over extract's size or depth limits. A page whose
+// extraction runs over its time budget (extract.Options.Timeout) is fingerprinted on its
+// whole visible text instead, and its Method says so.
 func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	var fp Fingerprints
 	if doc.ID == "" {
@@ -112,13 +114,17 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
 			return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
 		}
-		main = full
+		main, fp.Method = full, extract.MethodVisibleText
 		if !f.opt.NoExtract {
 			res, err := extract.Extract(doc.HTML, eo)
-			if err != nil {
+			switch {
+			case errors.Is(err, extract.ErrTimeout):
+				// The page's visible text is at hand: a verdict on it beats none.
+			case err != nil:
 				return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+			default:
+				main, fp.Title, fp.Method = res.Text, res.Title, res.Method
 			}
-			main, fp.Title = res.Text, res.Title
 		}
 	} else {
 		h := sha256.New()

@@ -1,14 +1,18 @@
 package accuracy
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
@@ -42,7 +46,9 @@ func fingerprintPages() error {
 	if err != nil {
 		return err
 	}
-	fpr, err := neardup.NewFingerprinter(neardup.Options{})
+	// No time budget: the figures must not depend on how busy the machine is (or on
+	// the race detector's slowdown).
+	fpr, err := neardup.NewFingerprinter(neardup.Options{Extract: extract.Options{Timeout: -1}})
 	if err != nil {
 		return err
 	}
@@ -50,15 +56,24 @@ func fingerprintPages() error {
 	if ps.aeb, err = evaldata.AEB(root); err != nil {
 		return err
 	}
+	var docs []neardup.Document
+	for _, a := range ps.aeb {
+		docs = append(docs, neardup.Document{ID: "page/" + a.ID, HTML: a.HTML}, neardup.Document{ID: "gold/" + a.ID, Text: a.Body})
+	}
+	if ps.debian, ps.debianRef, err = evaldata.DebianPages(root); err != nil {
+		return err
+	}
+	for _, p := range ps.debian {
+		docs = append(docs, neardup.Document{ID: p.ID, URL: debianURL(p.ID, true), HTML: p.HTML})
+	}
+	fps, err := fingerprintAll(fpr, docs)
+	if err != nil {
+		return err
+	}
 	ps.aebPage, ps.aebGold = map[string]neardup.Fingerprints{}, map[string]neardup.Fingerprints{}
 	byHost := map[string][]string{}
 	for _, a := range ps.aeb {
-		if ps.aebPage[a.ID], err = fpr.Fingerprint(neardup.Document{ID: a.ID, HTML: a.HTML}); err != nil {
-			return err
-		}
-		if ps.aebGold[a.ID], err = fpr.Fingerprint(neardup.Document{ID: a.ID, Text: a.Body}); err != nil {
-			return err
-		}
+		ps.aebPage[a.ID], ps.aebGold[a.ID] = fps["page/"+a.ID], fps["gold/"+a.ID]
 		u, err := url.Parse(a.URL)
 		if err != nil {
 			return err
@@ -74,21 +89,35 @@ func fingerprintPages() error {
 	}
 	slices.SortFunc(ps.aebSame, func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) })
 
-	if ps.debian, ps.debianRef, err = evaldata.DebianPages(root); err != nil {
-		return err
-	}
 	if ps.aligned, err = evaldata.DebianAligned(root); err != nil {
 		return err
 	}
-	ps.debianFP = map[string]neardup.Fingerprints{}
-	for _, p := range ps.debian {
-		fp, err := fpr.Fingerprint(neardup.Document{ID: p.ID, URL: debianURL(p.ID, true), HTML: p.HTML})
-		if err != nil {
-			return err
-		}
-		ps.debianFP[p.ID] = fp
-	}
+	ps.debianFP = fps
 	return nil
+}
+
+// fingerprintAll fingerprints the documents on every core and returns them by id.
+func fingerprintAll(fpr *neardup.Fingerprinter, docs []neardup.Document) (map[string]neardup.Fingerprints, error) {
+	out := make([]neardup.Fingerprints, len(docs))
+	errs := make([]error, len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(docs); i = int(next.Add(1)) - 1 {
+				out[i], errs[i] = fpr.Fingerprint(docs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	byID := make(map[string]neardup.Fingerprints, len(docs))
+	for i, d := range docs {
+		byID[d.ID] = out[i]
+	}
+	return byID, nil
 }
 
 func detector(t *testing.T, opt neardup.Options) *neardup.Detector {

@@ -64,8 +64,9 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 type checkLine struct {
 	File string `json:"file"`
 	neardup.Verdict
-	Title string `json:"title,omitempty"`
-	Words int    `json:"words"`
+	Title  string `json:"title,omitempty"`
+	Method string `json:"method,omitempty"`
+	Words  int    `json:"words"`
 }
 
 func (c *checkCmd) run(e *env, args []string) error {
@@ -120,7 +121,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 			var fp neardup.Fingerprints
 			if fp, err = d.Fingerprinter().Fingerprint(doc); err == nil {
 				v := d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true)
-				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Words: fp.Words})
+				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Method: fp.Method, Words: fp.Words})
 				w.Write(append(line, '\n'))
 				continue
 			}
