@@ -26,7 +26,7 @@ const (
 	KeepSmallestID
 )
 
-var keepNames = [...]string{
+var keepNames = names{
 	KeepPriority:   "priority",
 	KeepFirstSeen:  "first",
 	KeepLastSeen:   "last",
@@ -36,12 +36,7 @@ var keepNames = [...]string{
 }
 
 // String returns the rule's name as ParseKeepPolicy reads it.
-func (r KeepRule) String() string {
-	if r <= 0 || int(r) >= len(keepNames) {
-		return fmt.Sprintf("KeepRule(%d)", int(r))
-	}
-	return keepNames[r]
-}
+func (r KeepRule) String() string { return keepNames.of(int(r), "KeepRule") }
 
 // KeepPolicy chooses which of a group of duplicates survives: the rules are applied in
 // order until one prefers a document, and the smallest id decides what they leave tied.
@@ -57,17 +52,11 @@ func ParseKeepPolicy(s string) (KeepPolicy, error) {
 	var p KeepPolicy
 	for name := range strings.SplitSeq(s, ",") {
 		name = strings.TrimSpace(name)
-		found := false
-		for r, n := range keepNames {
-			if n != "" && n == name {
-				p = append(p, KeepRule(r))
-				found = true
-				break
-			}
-		}
-		if !found {
+		r, ok := keepNames.parse(name)
+		if !ok {
 			return nil, fmt.Errorf("%w: unknown keep rule %q: use priority, first, last, longest, shortest or id", ErrOptions, name)
 		}
+		p = append(p, KeepRule(r))
 	}
 	return p, nil
 }
@@ -86,7 +75,7 @@ func (p KeepPolicy) String() string {
 
 func (p KeepPolicy) validate() error {
 	for _, r := range p {
-		if r <= 0 || int(r) >= len(keepNames) {
+		if !keepNames.valid(int(r)) {
 			return fmt.Errorf("%w: %v", ErrOptions, r)
 		}
 	}

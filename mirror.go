@@ -67,12 +67,7 @@ const mirrorGroupMax = 32
 // It costs one hamming.FindAll over the distinct fingerprints plus a pass over the pages
 // of each voted prefix. Pages whose URL does not parse or has no host are ignored.
 func FindMirrors(pages []Page, opt MirrorOptions) ([]Mirror, error) {
-	switch {
-	case opt.Distance == 0:
-		opt.Distance = DefaultDistance
-	case opt.Distance < 0:
-		opt.Distance = 0
-	}
+	opt.Distance = distanceOption(opt.Distance)
 	if opt.MinShared == 0 {
 		opt.MinShared = 3
 	}

@@ -24,24 +24,18 @@ const (
 	NearBoth
 )
 
-var nearNames = [...]string{NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash", NearBoth: "both"}
+var nearNames = names{NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash", NearBoth: "both"}
 
 // String returns "any", "simhash", "minhash" or "both".
-func (n Near) String() string {
-	if n < 0 || int(n) >= len(nearNames) {
-		return fmt.Sprintf("Near(%d)", int(n))
-	}
-	return nearNames[n]
-}
+func (n Near) String() string { return nearNames.of(int(n), "Near") }
 
 // ParseNear reads the names String returns.
 func ParseNear(s string) (Near, error) {
-	for i, name := range nearNames {
-		if name == s {
-			return Near(i), nil
-		}
+	v, ok := nearNames.parse(s)
+	if !ok {
+		return 0, fmt.Errorf("%w: near method %q: use any, simhash, minhash or both", ErrOptions, s)
 	}
-	return 0, fmt.Errorf("%w: near method %q: use any, simhash, minhash or both", ErrOptions, s)
+	return Near(v), nil
 }
 
 // Defaults of Options.
@@ -108,15 +102,10 @@ type Options struct {
 // withDefaults returns the options with every zero field replaced by its default, or an
 // error naming the first field out of range.
 func (o Options) withDefaults() (Options, error) {
-	if o.Near < 0 || int(o.Near) >= len(nearNames) {
+	if !nearNames.valid(int(o.Near)) {
 		return o, fmt.Errorf("%w: Near %d", ErrOptions, int(o.Near))
 	}
-	switch {
-	case o.Distance == 0:
-		o.Distance = DefaultDistance
-	case o.Distance < 0:
-		o.Distance = 0
-	}
+	o.Distance = distanceOption(o.Distance)
 	if o.Threshold == 0 {
 		o.Threshold = DefaultThreshold
 	}
@@ -157,4 +146,15 @@ func (o Options) withDefaults() (Options, error) {
 		o.Now = time.Now
 	}
 	return o, nil
+}
+
+// distanceOption resolves a Distance field: 0 means DefaultDistance, a negative value 0.
+func distanceOption(d int) int {
+	switch {
+	case d == 0:
+		return DefaultDistance
+	case d < 0:
+		return 0
+	}
+	return d
 }

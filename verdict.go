@@ -1,9 +1,6 @@
 package neardup
 
-import (
-	"fmt"
-	"strconv"
-)
+import "fmt"
 
 // Kind is what a Detector decided about a document, or how one match relates to it.
 // Its text form ("unique", "url-duplicate", ...) is what JSON carries.
@@ -27,7 +24,7 @@ const (
 	Changed
 )
 
-var kindNames = [...]string{
+var kindNames = names{
 	Unique:         "unique",
 	URLDuplicate:   "url-duplicate",
 	ExactDuplicate: "exact-duplicate",
@@ -36,30 +33,24 @@ var kindNames = [...]string{
 }
 
 // String returns the kind's name, or "Kind(n)" for an undeclared value.
-func (k Kind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return "Kind(" + strconv.Itoa(int(k)) + ")"
-	}
-	return kindNames[k]
-}
+func (k Kind) String() string { return kindNames.of(int(k), "Kind") }
 
 // MarshalText implements encoding.TextMarshaler with the kind's name.
 func (k Kind) MarshalText() ([]byte, error) {
-	if k < 0 || int(k) >= len(kindNames) {
+	if !kindNames.valid(int(k)) {
 		return nil, fmt.Errorf("neardup: undeclared %v", k)
 	}
-	return []byte(kindNames[k]), nil
+	return []byte(k.String()), nil
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler for the names String returns.
 func (k *Kind) UnmarshalText(text []byte) error {
-	for i, n := range kindNames {
-		if n == string(text) {
-			*k = Kind(i)
-			return nil
-		}
+	v, ok := kindNames.parse(string(text))
+	if !ok {
+		return fmt.Errorf("neardup: unknown verdict kind %q", text)
 	}
-	return fmt.Errorf("neardup: unknown verdict kind %q", text)
+	*k = Kind(v)
+	return nil
 }
 
 // Level says at which level two documents' contents are exactly equal.
@@ -76,14 +67,14 @@ const (
 	LevelMain
 )
 
-var levelNames = [...]string{LevelNone: "", LevelRaw: "raw", LevelText: "text", LevelMain: "main"}
+var levelNames = names{LevelRaw: "raw", LevelText: "text", LevelMain: "main"}
 
 // String returns "raw", "text", "main", or "" for LevelNone.
 func (l Level) String() string {
-	if l < 0 || int(l) >= len(levelNames) {
-		return "Level(" + strconv.Itoa(int(l)) + ")"
+	if l == LevelNone {
+		return ""
 	}
-	return levelNames[l]
+	return levelNames.of(int(l), "Level")
 }
 
 // MarshalText implements encoding.TextMarshaler with the level's name.
