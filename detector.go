@@ -88,6 +88,9 @@ func NewDetector(opt Options) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
+	if (o.NoSimHash && o.Near != NearMinHash) || (o.NoMinHash && o.Near != NearSimHash) {
+		return nil, fmt.Errorf("%w: Near %v needs the fingerprint that NoSimHash or NoMinHash leaves out", ErrOptions, o.Near)
+	}
 	fpr, err := NewFingerprinter(opt)
 	if err != nil {
 		return nil, err
@@ -215,10 +218,10 @@ func (d *Detector) CheckEntry(e Entry, add bool) Verdict {
 
 // compare returns a Match of stored record r against e, without its Kind.
 func (d *Detector) compare(e *Entry, r *record) Match {
-	m := Match{
-		ID: r.ID, URL: r.URL,
-		Distance:   simhash.Distance(e.SimHash, r.SimHash),
-		Similarity: minhash.Similarity(e.MinHash, r.MinHash),
+	m := Match{ID: r.ID, URL: r.URL, Distance: simhash.Distance(e.SimHash, r.SimHash)}
+	if len(e.MinHash) == len(r.MinHash) && len(e.MinHash) > 0 {
+		// Signatures of other sizes (or none, with NoMinHash) are not comparable: 0.
+		m.Similarity = minhash.Similarity(e.MinHash, r.MinHash)
 	}
 	switch {
 	case e.Raw == r.Raw:

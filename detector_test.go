@@ -113,7 +113,7 @@ func TestDetectorErrors(t *testing.T) {
 			t.Errorf("Check(%+v) succeeded", doc)
 		}
 	}
-	for _, o := range []Options{{Threshold: 1.5}, {Near: 9}, {Keep: KeepPolicy{99}}, {FilterRate: 2}, {MaxAge: -1}} {
+	for _, o := range []Options{{Threshold: 1.5}, {Near: 9}, {NoMinHash: true}, {NoSimHash: true, Near: NearSimHash}, {NoSimHash: true, NoMinHash: true, Near: NearBoth}, {Keep: KeepPolicy{99}}, {FilterRate: 2}, {MaxAge: -1}} {
 		if _, err := NewDetector(o); err == nil {
 			t.Errorf("NewDetector(%+v) succeeded", o)
 		}
@@ -313,5 +313,40 @@ func TestFingerprintMethods(t *testing.T) {
 	f, _ := NewFingerprinter(Options{Extract: extract.Options{MaxBytes: 100}})
 	if _, err := f.Fingerprint(Document{ID: "p", HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
 		t.Errorf("over MaxBytes: %v", err)
+	}
+}
+
+func TestFingerprintSkips(t *testing.T) {
+	text := strings.Join(words(9, 400), " ")
+	for _, o := range []Options{{NoMinHash: true, Near: NearSimHash}, {NoSimHash: true, Near: NearMinHash}} {
+		f, err := NewFingerprinter(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, _ := f.Fingerprint(Document{ID: "a", Text: text})
+		if (fp.MinHash == nil) != o.NoMinHash || (fp.SimHash == 0) != o.NoSimHash {
+			t.Errorf("%+v: SimHash %x, MinHash of %d values", o, fp.SimHash, len(fp.MinHash))
+		}
+		d := newDetector(t, o)
+		check(t, d, Document{ID: "a", Text: text})
+		if v := check(t, d, Document{ID: "b", Text: text + " more"}); v.Kind != NearDuplicate {
+			t.Errorf("%+v: %+v", o, v)
+		}
+	}
+}
+
+// TestDetectorForeignSignature feeds entries whose signatures do not fit the detector: they
+// must be compared as dissimilar, never crash it.
+func TestDetectorForeignSignature(t *testing.T) {
+	d := newDetector(t, Options{})
+	fp, _ := d.Fingerprinter().Fingerprint(Document{ID: "a", Text: strings.Join(words(1, 200), " ")})
+	d.CheckEntry(Entry{ID: "a", Fingerprints: fp}, true)
+	for _, sig := range [][]uint32{nil, {1, 2, 3}, make([]uint32, 1000)} {
+		e := Entry{ID: "b", Fingerprints: fp}
+		e.Main[0] ^= 1 // not an exact duplicate
+		e.MinHash = sig
+		if v := d.CheckEntry(e, false); v.Kind != NearDuplicate || v.Matches[0].Similarity != 0 {
+			t.Errorf("signature of %d values: %+v", len(sig), v)
+		}
 	}
 }

@@ -139,9 +139,13 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	if full != main {
 		fp.Text, _ = st.normalizedHash(full)
 	}
-	fp.SimHash = simhash.SchemeNeardup.Fingerprint(main)
-	st.features = st.sh.AppendHashes(st.features[:0], main)
-	fp.MinHash = f.hasher.Signature(st.features)
+	if !f.opt.NoSimHash {
+		fp.SimHash = simhash.SchemeNeardup.Fingerprint(main)
+	}
+	if !f.opt.NoMinHash {
+		st.features = st.sh.AppendHashes(st.features[:0], main)
+		fp.MinHash = f.hasher.Signature(st.features)
+	}
 	return fp, nil
 }
 

@@ -74,6 +74,11 @@ type Options struct {
 	// Threshold is the smallest MinHash similarity of a near-duplicate, in (0, 1]; 0
 	// means DefaultThreshold (0.6).
 	Threshold float64
+	// NoSimHash and NoMinHash leave that fingerprint out (zero SimHash, nil MinHash),
+	// for jobs that search by the other one only and want the time back. A Detector
+	// needs the fingerprints its Near rule uses: NoSimHash requires NearMinHash and
+	// NoMinHash requires NearSimHash.
+	NoSimHash, NoMinHash bool
 	// MinHashK is the signature size; 0 means minhash.DefaultK (128).
 	MinHashK int
 	// Seed seeds the MinHash signature.
@@ -104,6 +109,9 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if !nearNames.valid(int(o.Near)) {
 		return o, fmt.Errorf("%w: Near %d", ErrOptions, int(o.Near))
+	}
+	if o.NoSimHash && o.NoMinHash {
+		return o, fmt.Errorf("%w: NoSimHash and NoMinHash together leave nothing to compare", ErrOptions)
 	}
 	o.Distance = distanceOption(o.Distance)
 	if o.Threshold == 0 {
