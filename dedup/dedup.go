@@ -1,0 +1,303 @@
+package dedup
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/hamming"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
+)
+
+// Doc is what a Run keeps of one input document: its identity, size, keep-policy fields
+// and fingerprints (the text itself is not kept).
+type Doc struct {
+	ID        string
+	URL       string // canonical
+	Bytes     int    // of the content as read (HTML or text)
+	Words     int    // of the normalized main text
+	Priority  float64
+	FetchTime time.Time
+	Main      neardup.Hash // SHA-256 of the normalized main text
+	SimHash   uint64       // methods simhash (0 otherwise)
+	MinHash   minhash.Signature
+	// Cluster is the index in Result.Clusters of the document's cluster, -1 when it has
+	// no duplicate.
+	Cluster int
+	// Kept is false for the documents the keep policy drops: every member of a cluster
+	// but its representative.
+	Kept bool
+}
+
+// Pair is one verified duplicate pair.
+type Pair struct {
+	A, B   int    // indices in Result.Docs, A < B
+	Method Method // Exact, SimHash or MinHash
+	// Distance is the SimHash distance (method SimHash), Similarity the MinHash
+	// estimate over all K values (method MinHash).
+	Distance   int
+	Similarity float64
+}
+
+// Cluster is a connected component of the duplicate pairs.
+type Cluster struct {
+	ID             int   // 0, 1, ... in the order of their first member
+	Representative int   // the document kept, chosen by the keep policy
+	Members        []int // indices in Result.Docs, ascending, the representative included
+}
+
+// Timing is the wall time one stage took.
+type Timing struct {
+	Stage   string
+	Seconds float64
+}
+
+// Result is everything a Run found.
+type Result struct {
+	Options  Options // with defaults filled in
+	Docs     []Doc   // in input order
+	Pairs    []Pair  // sorted by (A, B)
+	Clusters []Cluster
+	// Skipped counts the documents that could not be fingerprinted (OnError said to go
+	// on).
+	Skipped int
+	Timings []Timing
+}
+
+// Source yields the documents of a corpus in order; it returns io.EOF after the last one.
+// Any other error stops the run and is returned by Run.
+type Source func() (neardup.Document, error)
+
+// batchSize is the number of documents fingerprinted together while the next batch is
+// read.
+const batchSize = 1024
+
+// Run reads every document from src, fingerprints it (on Threads goroutines), groups the
+// exact duplicates, finds the near-duplicate pairs among the first document of each exact
+// group by the method's index (every candidate verified against the full fingerprint),
+// and forms clusters with a representative chosen by the keep policy. The result does not
+// depend on Threads.
+//
+// onError is called with each document that cannot be fingerprinted (see
+// neardup.Fingerprinter.Fingerprint: over the extraction limits, a URL that cannot be
+// canonicalized, no id): nil goes on without it (Result.Skipped counts it), an error
+// stops the run. A nil onError goes on.
+func Run(src Source, opt Options, onError func(doc neardup.Document, err error) error) (*Result, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	near := o.Method.near()
+	fopt := neardup.Options{
+		NoExtract: o.NoExtract, Extract: o.Extract, MinHashK: o.MinHashK, Keep: o.Keep,
+		NoSimHash: near != SimHash, NoMinHash: near != MinHash,
+	}
+	if near == Exact {
+		fopt.NoSimHash = false // the mirrors and the report use it; it is cheap
+	}
+	fpr, err := neardup.NewFingerprinter(fopt)
+	if err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
+	res := &Result{Options: o}
+	start := time.Now()
+	if err := res.read(src, fpr, o, onError); err != nil {
+		return nil, err
+	}
+	res.lap("read and fingerprint", &start)
+	pairs, err := res.find(o)
+	if err != nil {
+		return nil, err
+	}
+	res.lap("find duplicates", &start)
+	res.cluster(pairs, o.Keep)
+	res.lap("cluster", &start)
+	return res, nil
+}
+
+func (r *Result) lap(stage string, start *time.Time) {
+	now := time.Now()
+	r.Timings = append(r.Timings, Timing{stage, now.Sub(*start).Seconds()})
+	*start = now
+}
+
+// read fills r.Docs: a goroutine reads batches from src while Threads goroutines
+// fingerprint the previous batch.
+func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError func(neardup.Document, error) error) error {
+	type batch struct {
+		docs []neardup.Document
+		err  error // io.EOF after the last batch
+	}
+	batches := make(chan batch, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			b := batch{docs: make([]neardup.Document, 0, batchSize)}
+			for len(b.docs) < batchSize {
+				doc, err := src()
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.docs = append(b.docs, doc)
+			}
+			select {
+			case batches <- b:
+			case <-stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+
+	fps := make([]neardup.Fingerprints, batchSize)
+	errs := make([]error, batchSize)
+	for b := range batches {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(o.Threads, len(b.docs)) {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(b.docs); i = int(next.Add(1)) - 1 {
+					fps[i], errs[i] = fpr.Fingerprint(b.docs[i])
+				}
+			})
+		}
+		wg.Wait()
+		for i, doc := range b.docs {
+			if errs[i] != nil {
+				r.Skipped++
+				if onError != nil {
+					if err := onError(doc, errs[i]); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			size := len(doc.HTML)
+			if doc.HTML == nil {
+				size = len(doc.Text)
+			}
+			fp := &fps[i]
+			r.Docs = append(r.Docs, Doc{
+				ID: doc.ID, URL: fp.URL, Bytes: size, Words: fp.Words,
+				Priority: doc.Priority, FetchTime: doc.FetchTime,
+				Main: fp.Main, SimHash: fp.SimHash, MinHash: fp.MinHash, Cluster: -1, Kept: true,
+			})
+			if o.Progress != nil {
+				o.Progress("read", len(r.Docs))
+			}
+		}
+		if b.err != nil {
+			if errors.Is(b.err, io.EOF) {
+				return nil
+			}
+			return b.err
+		}
+	}
+	return nil
+}
+
+// find returns the verified pairs: every document paired with the first document of its
+// exact group, then the near pairs among those first documents.
+func (r *Result) find(o Options) ([]Pair, error) {
+	var pairs []Pair
+	first := make(map[neardup.Hash]int, len(r.Docs))
+	var firsts []int // documents first of their exact group, with some words
+	for i := range r.Docs {
+		d := &r.Docs[i]
+		if f, ok := first[d.Main]; ok {
+			pairs = append(pairs, Pair{A: f, B: i, Method: Exact})
+			continue
+		}
+		first[d.Main] = i
+		if d.Words > 0 {
+			firsts = append(firsts, i)
+		}
+	}
+	switch o.Method.near() {
+	case SimHash:
+		fps := make([]uint64, len(firsts))
+		for j, i := range firsts {
+			fps[j] = r.Docs[i].SimHash
+		}
+		found, err := hamming.Finder{Distance: o.Distance, Threads: o.Threads}.FindAllDocs(fps)
+		if err != nil {
+			return nil, fmt.Errorf("dedup: %w", err)
+		}
+		for _, p := range found {
+			pairs = append(pairs, Pair{A: firsts[p.A], B: firsts[p.B], Method: SimHash, Distance: p.Distance})
+		}
+	case MinHash:
+		// Banding weighted 9 to 1 against misses, as the detector's: candidates are cheap
+		// to verify, pairs lost to the S-curve are not found again.
+		x, err := lsh.New(lsh.Options{Threshold: o.Threshold, K: o.MinHashK, FPWeight: 0.1, FNWeight: 0.9})
+		if err != nil {
+			return nil, fmt.Errorf("dedup: %w", err)
+		}
+		var matches []lsh.Match
+		for _, i := range firsts {
+			sig := r.Docs[i].MinHash
+			if matches, err = x.AppendQuery(matches[:0], sig); err != nil {
+				return nil, fmt.Errorf("dedup: %w", err)
+			}
+			for _, m := range matches {
+				pairs = append(pairs, Pair{A: int(m.ID), B: i, Method: MinHash, Similarity: m.Similarity})
+			}
+			if err := x.Add(uint64(i), sig); err != nil {
+				return nil, fmt.Errorf("dedup: %w", err)
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
+	return pairs, nil
+}
+
+// cluster sets r.Pairs, r.Clusters and each document's Cluster and Kept.
+func (r *Result) cluster(pairs []Pair, keep neardup.KeepPolicy) {
+	r.Pairs = pairs
+	links := make([]hamming.DocPair, len(pairs))
+	for i, p := range pairs {
+		links[i] = hamming.DocPair{A: p.A, B: p.B}
+	}
+	better := func(a, b int) bool { return keep.Prefer(r.candidate(a), r.candidate(b)) }
+	for _, c := range hamming.ClusterDocs(len(r.Docs), links, hamming.ClusterOptions{Better: better}) {
+		r.Clusters = append(r.Clusters, Cluster{ID: c.ID, Representative: c.Representative, Members: c.Members})
+		for _, m := range c.Members {
+			r.Docs[m].Cluster = len(r.Clusters) - 1
+			r.Docs[m].Kept = m == c.Representative
+		}
+	}
+}
+
+func (r *Result) candidate(i int) neardup.Candidate {
+	d := &r.Docs[i]
+	return neardup.Candidate{ID: d.ID, Priority: d.Priority, FetchTime: d.FetchTime, Seq: uint64(i), Words: d.Words}
+}
+
+// Score is how a cluster member compares with its representative.
+type Score struct {
+	Exact      bool    // the same normalized main text
+	Distance   int     // SimHash distance, when the run had SimHash fingerprints
+	Similarity float64 // MinHash estimate, when the run had MinHash signatures
+}
+
+// Score compares documents a and b directly (they need not be a pair).
+func (r *Result) Score(a, b int) Score {
+	da, db := &r.Docs[a], &r.Docs[b]
+	s := Score{Exact: da.Main == db.Main, Distance: simhash.Distance(da.SimHash, db.SimHash)}
+	if len(da.MinHash) > 0 && len(da.MinHash) == len(db.MinHash) {
+		s.Similarity = minhash.Similarity(da.MinHash, db.MinHash)
+	}
+	return s
+}

@@ -1,0 +1,126 @@
+package dedup
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/minhash"
+)
+
+// Method selects what counts as a duplicate.
+type Method int
+
+const (
+	// All (the default) groups exact duplicates, then near-duplicates by MinHash among
+	// what is left.
+	All Method = iota
+	// Exact groups documents whose normalized main text is identical (SHA-256).
+	Exact
+	// SimHash adds near-duplicates by SimHash: fingerprints within Distance bits.
+	SimHash
+	// MinHash adds near-duplicates by MinHash: estimated Jaccard similarity of the word
+	// 5-shingle sets at least Threshold.
+	MinHash
+)
+
+var methodNames = [...]string{All: "all", Exact: "exact", SimHash: "simhash", MinHash: "minhash"}
+
+// String returns "all", "exact", "simhash" or "minhash".
+func (m Method) String() string {
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler for the names String returns.
+func (m *Method) UnmarshalText(text []byte) error {
+	for i, n := range methodNames {
+		if n == string(text) {
+			*m = Method(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: method %q: use all, exact, simhash or minhash", ErrOptions, text)
+}
+
+// near reports the near-duplicate method in effect: SimHash, MinHash, or Exact for none.
+func (m Method) near() Method {
+	if m == All {
+		return MinHash
+	}
+	return m
+}
+
+// Defaults of Options.
+const (
+	DefaultDistance  = 3
+	DefaultThreshold = 0.8
+)
+
+// Options configure a Run. The zero value is the documented default of every field.
+type Options struct {
+	// Method is what counts as a duplicate; the default is All.
+	Method Method
+	// Distance is the largest SimHash distance of a near-duplicate pair (method
+	// simhash); 0 means DefaultDistance (3), a negative value 0.
+	Distance int
+	// Threshold is the smallest estimated Jaccard similarity of a near-duplicate pair
+	// (methods minhash and all), in (0, 1]; 0 means DefaultThreshold (0.8), the usual
+	// threshold of corpus deduplication with word 5-shingles.
+	Threshold float64
+	// MinHashK is the MinHash signature size; 0 means minhash.DefaultK (128).
+	MinHashK int
+	// NoExtract fingerprints HTML documents on their whole visible text instead of their
+	// main content.
+	NoExtract bool
+	// Extract configures main-content extraction; the zero value is extract's default.
+	Extract extract.Options
+	// Keep chooses each cluster's representative, the document kept; nil means
+	// neardup.DefaultKeepPolicy (priority, then first in the input, then smallest id).
+	Keep neardup.KeepPolicy
+	// Threads is the number of goroutines that fingerprint documents; 0 means
+	// runtime.GOMAXPROCS(0). It never changes the result.
+	Threads int
+	// Progress, when set, is called from the reading goroutine after each document is
+	// fingerprinted, with the stage name and the documents done.
+	Progress func(stage string, docs int)
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Method < 0 || int(o.Method) >= len(methodNames) {
+		return o, fmt.Errorf("%w: method %d", ErrOptions, int(o.Method))
+	}
+	switch {
+	case o.Distance == 0:
+		o.Distance = DefaultDistance
+	case o.Distance < 0:
+		o.Distance = 0
+	case o.Distance >= 32:
+		return o, fmt.Errorf("%w: distance %d: use at most 31 bits", ErrOptions, o.Distance)
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if !(o.Threshold > 0 && o.Threshold <= 1) {
+		return o, fmt.Errorf("%w: threshold %g: use a similarity in (0, 1]", ErrOptions, o.Threshold)
+	}
+	if o.MinHashK == 0 {
+		o.MinHashK = minhash.DefaultK
+	}
+	if o.MinHashK < 1 || o.MinHashK > minhash.MaxK {
+		return o, fmt.Errorf("%w: MinHashK %d: use 1 to %d", ErrOptions, o.MinHashK, minhash.MaxK)
+	}
+	if o.Keep == nil {
+		o.Keep = neardup.DefaultKeepPolicy
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	return o, nil
+}
