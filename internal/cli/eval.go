@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+var evalCommand = &command{
+	name:    "eval",
+	args:    "--labels FILE --pairs pairs.jsonl",
+	summary: "precision, recall and F1 of a dedup run against labelled pairs, with a threshold sweep",
+	about: `Scores the pairs a 'neardup dedup' run found (its pairs.jsonl) against labelled
+duplicates, and prints a table: at the run's own threshold (all its pairs), and at every
+stricter threshold its pairs allow (MinHash similarity in steps of 0.05, SimHash distance
+in steps of 1 bit), the pairs predicted, true and false positives, false negatives,
+precision, recall and F1.
+
+--labels is either a TSV or CSV file of labelled pairs, "id_a id_b [score]" a line (a
+header line is skipped; with a score column, a pair is a duplicate when its score is at
+least --label-threshold), or a JSONL file of clusters as 'neardup dedup' writes them
+(clusters.jsonl: every two members of a cluster are a duplicate pair). Labelled pairs
+whose ids the run never saw still count as misses.
+
+pairs.jsonl lists an exact group of n documents as n-1 pairs to its first document, and
+documents with equal SimHash fingerprints through the first of them; eval expands those
+groups (and the near pairs between them) to every pair they imply before scoring, so a
+run is scored on the same pairs its clusters were made from.
+
+With --json the table is one JSON object a line.
+`,
+	new: func() runner { return &evalCmd{} },
+}
+
+// evalCmd is "neardup eval".
+type evalCmd struct {
+	labels, pairs  string
+	labelThreshold float64
+	json           bool
+}
+
+func (c *evalCmd) define(fs *flag.FlagSet) {
+	fs.StringVar(&c.labels, "labels", "", "the labelled pairs (TSV or CSV) or clusters (JSONL) in `FILE` (required)")
+	fs.StringVar(&c.pairs, "pairs", "", "the pairs.jsonl `FILE` of a 'neardup dedup' run (required)")
+	fs.Float64Var(&c.labelThreshold, "label-threshold", 0.8, "a labelled pair with a score column is a duplicate when its score is at least\n`S` (default 0.8)")
+	fs.BoolVar(&c.json, "json", false, "write one JSON object per row instead of the table (default false)")
+}
+
+// pairKey is an unordered pair of ids, smaller first.
+type pairKey struct{ a, b string }
+
+func newPairKey(a, b string) pairKey {
+	if a > b {
+		a, b = b, a
+	}
+	return pairKey{a, b}
+}
+
+// evalRow is one threshold of the sweep.
+type evalRow struct {
+	Threshold string  `json:"threshold"`
+	Predicted int     `json:"predicted"`
+	TP        int     `json:"tp"`
+	FP        int     `json:"fp"`
+	FN        int     `json:"fn"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+}
+
+func (c *evalCmd) run(e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("eval takes no arguments; give --labels and --pairs")
+	}
+	if c.labels == "" || c.pairs == "" {
+		return usagef("give both --labels FILE and --pairs FILE")
+	}
+	truth, err := readLabels(e, c.labels, c.labelThreshold)
+	if err != nil {
+		return err
+	}
+	found, bySimilarity, err := readRunPairs(e, c.pairs)
+	if err != nil {
+		return err
+	}
+	// The sweep: from the run's own threshold (every pair) to the strictest.
+	var levels []float64
+	for _, s := range found {
+		levels = append(levels, s)
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	var cuts []float64
+	if bySimilarity {
+		if len(levels) > 0 {
+			for t := 1.0; t >= levels[0]-1e-9; t -= 0.05 {
+				cuts = append(cuts, t)
+			}
+			cuts = append(cuts, levels[0])
+		}
+		slices.Sort(cuts)
+		cuts = slices.Compact(cuts)
+	} else {
+		for k := 0.0; len(levels) > 0 && k <= levels[len(levels)-1]; k++ {
+			cuts = append(cuts, k)
+		}
+		slices.Reverse(cuts) // loosest first
+	}
+	if len(cuts) == 0 {
+		cuts = []float64{0}
+	}
+	var rows []evalRow
+	for _, t := range cuts {
+		r := evalRow{Threshold: strconv.FormatFloat(t, 'f', -1, 64)}
+		if bySimilarity {
+			r.Threshold = "similarity >= " + strconv.FormatFloat(t, 'f', 4, 64)
+		} else {
+			r.Threshold = "distance <= " + strconv.FormatFloat(t, 'f', 0, 64)
+		}
+		for p, s := range found {
+			if (bySimilarity && s >= t-1e-9) || (!bySimilarity && s <= t) {
+				r.Predicted++
+				if truth[p] {
+					r.TP++
+				}
+			}
+		}
+		r.FP, r.FN = r.Predicted-r.TP, len(truth)-r.TP
+		if r.Predicted > 0 {
+			r.Precision = float64(r.TP) / float64(r.Predicted)
+		}
+		if len(truth) > 0 {
+			r.Recall = float64(r.TP) / float64(len(truth))
+		}
+		if r.Precision+r.Recall > 0 {
+			r.F1 = 2 * r.Precision * r.Recall / (r.Precision + r.Recall)
+		}
+		rows = append(rows, r)
+	}
+	w := bufio.NewWriter(e.stdout)
+	if c.json {
+		for _, r := range rows {
+			b, _ := json.Marshal(r)
+			w.Write(append(b, '\n'))
+		}
+	} else {
+		fmt.Fprintf(w, "%d labelled duplicate pairs; %d pairs found by the run\n", len(truth), len(found))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "threshold\tpredicted\tTP\tFP\tFN\tprecision\trecall\tF1\t")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t\n", r.Threshold, r.Predicted, r.TP, r.FP, r.FN, r.Precision, r.Recall, r.F1)
+		}
+		tw.Flush()
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
+// readLabels reads labelled duplicate pairs (TSV/CSV) or clusters (JSONL).
+func readLabels(e *env, name string, threshold float64) (map[pairKey]bool, error) {
+	r, shown, closeInput, err := openInput(e, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeInput()
+	truth := map[pairKey]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxDocLine)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if strings.HasPrefix(text, "{") {
+			var c struct {
+				Members []struct {
+					ID string `json:"id"`
+				} `json:"members"`
+			}
+			if err := json.Unmarshal([]byte(text), &c); err != nil {
+				return nil, fmt.Errorf("%s:%d: not a cluster object: %v", shown, line, err)
+			}
+			for i, a := range c.Members {
+				for _, b := range c.Members[i+1:] {
+					truth[newPairKey(a.ID, b.ID)] = true
+				}
+			}
+			continue
+		}
+		sep := "\t"
+		if !strings.Contains(text, "\t") {
+			sep = ","
+		}
+		f := strings.Split(text, sep)
+		if len(f) < 2 {
+			return nil, fmt.Errorf("%s:%d: want two ids (and a score) separated by tabs or commas", shown, line)
+		}
+		if len(f) >= 3 {
+			s, err := strconv.ParseFloat(strings.TrimSpace(f[2]), 64)
+			if err != nil {
+				if line == 1 {
+					continue // the header
+				}
+				return nil, fmt.Errorf("%s:%d: score %q is not a number", shown, line, f[2])
+			}
+			if s < threshold {
+				continue
+			}
+		}
+		truth[newPairKey(strings.TrimSpace(f[0]), strings.TrimSpace(f[1]))] = true
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", shown, err)
+	}
+	return truth, nil
+}
+
+// readRunPairs reads a pairs.jsonl and returns every pair it implies with its score
+// (similarity, or distance), and whether scores are similarities.
+func readRunPairs(e *env, name string) (map[pairKey]float64, bool, error) {
+	r, shown, closeInput, err := openInput(e, name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer closeInput()
+	type runPair struct {
+		A, B       string
+		Method     string
+		Distance   *float64
+		Similarity *float64
+	}
+	var pairs []runPair
+	parent := map[string]string{} // union-find of documents with the same content
+	find := func(x string) string {
+		for {
+			p, ok := parent[x]
+			if !ok || p == x {
+				return x
+			}
+			parent[x] = parent[p] // path halving
+			x = p
+		}
+	}
+	bySimilarity := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxDocLine)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var p runPair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || p.A == "" || p.B == "" {
+			return nil, false, fmt.Errorf("%s:%d: not a pair object of 'neardup dedup' (%v)", shown, line, err)
+		}
+		if p.Similarity != nil {
+			bySimilarity = true
+		}
+		if p.Method == "exact" || (p.Distance != nil && *p.Distance == 0) {
+			for _, x := range []string{p.A, p.B} {
+				if _, ok := parent[x]; !ok {
+					parent[x] = x
+				}
+			}
+			if ra, rb := find(p.A), find(p.B); ra != rb {
+				parent[rb] = ra
+			}
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", shown, err)
+	}
+	groups := map[string][]string{}
+	for x := range parent {
+		groups[find(x)] = append(groups[find(x)], x)
+	}
+	members := func(x string) []string {
+		if g := groups[find(x)]; g != nil {
+			return g
+		}
+		return []string{x}
+	}
+	best := 1.0 // the score of identical content
+	if !bySimilarity {
+		best = 0
+	}
+	found := map[pairKey]float64{}
+	for _, g := range groups {
+		for i, a := range g {
+			for _, b := range g[i+1:] {
+				found[newPairKey(a, b)] = best
+			}
+		}
+	}
+	for _, p := range pairs {
+		s := best
+		switch {
+		case p.Similarity != nil:
+			s = *p.Similarity
+		case p.Distance != nil:
+			s = *p.Distance
+		}
+		for _, a := range members(p.A) {
+			for _, b := range members(p.B) {
+				if k := newPairKey(a, b); a != b {
+					if old, ok := found[k]; !ok || (bySimilarity && s > old) || (!bySimilarity && s < old) {
+						found[k] = s
+					}
+				}
+			}
+		}
+	}
+	return found, bySimilarity, nil
+}
