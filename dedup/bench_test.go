@@ -1,0 +1,92 @@
+package dedup
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/evaldata"
+)
+
+var realDocs struct {
+	once sync.Once
+	docs []neardup.Document
+	err  error
+}
+
+// benchDocs returns 100,000 documents of about 2 KB of synthetic English: a word-bigram
+// model (evaldata.Markov) of the visible text of debian-doc-versions and the AEB article
+// bodies, every tenth document a copy of an earlier one with three words changed (a
+// planted near-duplicate).
+func benchDocs(b *testing.B) []neardup.Document {
+	realDocs.once.Do(func() {
+		root, err := evaldata.Root()
+		if err != nil {
+			realDocs.err = err
+			return
+		}
+		pages, _, err := evaldata.Debian(root)
+		if err != nil {
+			realDocs.err = err
+			return
+		}
+		articles, err := evaldata.AEB(root)
+		if err != nil {
+			realDocs.err = err
+			return
+		}
+		var texts []string
+		for _, p := range pages {
+			texts = append(texts, p.Text)
+		}
+		for _, a := range articles {
+			texts = append(texts, a.Body)
+		}
+		m := evaldata.NewMarkov(texts)
+		r := rand.New(rand.NewPCG(5, 5))
+		var buf []byte
+		for i := range 100_000 {
+			var text string
+			if i%10 == 9 {
+				w := strings.Fields(realDocs.docs[r.IntN(i)].Text)
+				for range 3 {
+					w[r.IntN(len(w))] = "planted"
+				}
+				text = strings.Join(w, " ")
+			} else {
+				buf = m.AppendText(buf[:0], r, 2000)
+				text = string(buf)
+			}
+			realDocs.docs = append(realDocs.docs, neardup.Document{ID: fmt.Sprint(i), Text: text})
+		}
+	})
+	if realDocs.err != nil {
+		b.Skip(realDocs.err)
+	}
+	return realDocs.docs
+}
+
+// BenchmarkRun deduplicates 100,000 documents of 2 KB of real text held in memory (no
+// reading or writing: see neardup dedup for the whole run), by each method.
+func BenchmarkRun(b *testing.B) {
+	docs := benchDocs(b)
+	size := 0
+	for _, d := range docs {
+		size += len(d.Text)
+	}
+	for _, m := range []Method{SimHash, MinHash} {
+		b.Run(m.String(), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				res, err := Run(source(docs), Options{Method: m}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(res.Summary().Dropped), "dropped")
+			}
+		})
+	}
+}
