@@ -17,7 +17,7 @@ var realDocs struct {
 	err  error
 }
 
-// benchDocs returns 100,000 documents of about 2 KB of synthetic English: a word-bigram
+// benchDocs returns 100,000 documents (10,000 with -short) of about 2 KB of synthetic English: a word-bigram
 // model (evaldata.Markov) of the visible text of debian-doc-versions and the AEB article
 // bodies, every tenth document a copy of an earlier one with three words changed (a
 // planted near-duplicate).
@@ -48,7 +48,11 @@ func benchDocs(b *testing.B) []neardup.Document {
 		m := evaldata.NewMarkov(texts)
 		r := rand.New(rand.NewPCG(5, 5))
 		var buf []byte
-		for i := range 100_000 {
+		n := 100_000
+		if testing.Short() {
+			n = 10_000 // CI runs every benchmark once with -short
+		}
+		for i := range n {
 			var text string
 			if i%10 == 9 {
 				w := strings.Fields(realDocs.docs[r.IntN(i)].Text)
