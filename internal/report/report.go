@@ -121,7 +121,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 // "report:", if d has a negative count, a cluster size below 1, a histogram bin that is
 // not finite or has Hi below Lo, or if w fails; w gets nothing unless d is valid.
 //
-// It costs one word diff per member shown (bounded: see the package doc) and holds the
+// Write is safe for concurrent use. It costs one word diff per member shown (bounded: see the package doc) and holds the
 // whole page in memory before writing it.
 func Write(w io.Writer, d Data) error {
 	if err := validate(d); err != nil {

@@ -142,26 +142,22 @@ func TestEscaping(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := map[string]bool{}
-	var walk func(n *html.Node, inText bool)
-	walk = func(n *html.Node, inText bool) {
-		if n.Type == html.ElementNode {
-			if !allowedElements[n.Data] {
-				t.Errorf("element <%s> in the page", n.Data)
-			}
-			for _, a := range n.Attr {
-				if strings.HasPrefix(a.Key, "on") || a.Key == "src" || a.Key == "style" {
-					t.Errorf("attribute %s=%q on <%s>", a.Key, a.Val, n.Data)
-				}
-			}
-			if n.Data == "div" && hasClass(n, "text") {
-				texts[textOf(n)] = true
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		if !allowedElements[n.Data] {
+			t.Errorf("element <%s> in the page", n.Data)
+		}
+		for _, a := range n.Attr {
+			if strings.HasPrefix(a.Key, "on") || a.Key == "src" || a.Key == "style" {
+				t.Errorf("attribute %s=%q on <%s>", a.Key, a.Val, n.Data)
 			}
 		}
-		for c := range n.ChildNodes() {
-			walk(c, inText)
+		if n.Data == "div" && hasClass(n, "text") {
+			texts[textOf(n)] = true
 		}
 	}
-	walk(doc, false)
 	for _, c := range slices.Concat(d.Largest, d.Borderline) {
 		for _, m := range append([]Member{c.Representative}, c.Members...) {
 			if want := browserText(m.Text); !texts[want] {
