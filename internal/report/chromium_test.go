@@ -1,0 +1,186 @@
+//go:build unix
+
+package report
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+var keepScreenshot = flag.String("screenshot", "", "copy TestChromium's screenshot to this PNG file, to look at")
+
+// chromiumTimeout bounds each run of the browser; past it its whole process group is
+// killed.
+const chromiumTimeout = 60 * time.Second
+
+// chromium returns the path of Debian's headless-capable Chromium. It skips the test if
+// there is none, unless CI is "true": CI installs it (.ci/run), so there a missing browser
+// fails the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err == nil {
+		return path
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("chromium is not installed (%v); CI must install the Debian package chromium", err)
+	}
+	t.Skipf("chromium is not installed (%v); apt-get install chromium to run this test", err)
+	return ""
+}
+
+// runChromium runs headless Chromium on the page with the extra arguments and returns
+// its standard output. Every run has its own profile directory and no network use of its
+// own (updates, sync, metrics), so it reads the file and nothing else.
+func runChromium(t *testing.T, browser, page string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
+	defer cancel()
+	args = append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--disable-quic", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-extensions", "--disable-crash-reporter", "--hide-scrollbars",
+		"--user-data-dir=" + t.TempDir(),
+	}, args...)
+	cmd := exec.CommandContext(ctx, browser, append(args, "file://"+page)...)
+	// Chromium starts helper processes: on timeout kill the whole group, not just the
+	// first one.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	err := cmd.Run()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("chromium did not finish within %v; killed. Its errors:\n%s", chromiumTimeout, stderr.Bytes())
+	}
+	if err != nil {
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return stdout.Bytes()
+}
+
+// TestChromium renders the test report in headless Chromium: the DOM it builds must have
+// every section, both plots and no element that came from a hostile text, and its
+// screenshot must show the page, plots included.
+func TestChromium(t *testing.T) {
+	browser := chromium(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(page, write(t, testData()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("dom", func(t *testing.T) {
+		t.Parallel()
+		dom := runChromium(t, browser, page, "--dump-dom")
+		doc, err := html.Parse(bytes.NewReader(dom))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		elements := map[string]int{}
+		for n := range doc.Descendants() {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			elements[n.Data]++
+			if !allowedElements[n.Data] {
+				t.Errorf("chromium's DOM has a <%s> element", n.Data)
+			}
+			for _, a := range n.Attr {
+				if a.Key == "id" {
+					ids[a.Val] = true
+				}
+				if strings.HasPrefix(a.Key, "on") {
+					t.Errorf("chromium's DOM has %s=%q on <%s>", a.Key, a.Val, n.Data)
+				}
+			}
+		}
+		for _, id := range []string{"summary", "parameters", "sizes", "scores", "largest", "borderline", "mirrors",
+			"sizes-plot-title", "scores-plot-title", "largest-1", "largest-2", "borderline-1"} {
+			if !ids[id] {
+				t.Errorf("chromium's DOM has no element with id %q", id)
+			}
+		}
+		if elements["svg"] != 2 || elements["rect"] != 11 || elements["del"] == 0 || elements["ins"] == 0 {
+			t.Errorf("chromium's DOM has %d svg, %d rect, %d del and %d ins elements; want 2, 11 and some of each",
+				elements["svg"], elements["rect"], elements["del"], elements["ins"])
+		}
+		if text := textOf(doc); !strings.Contains(text, `<script>alert("x")</script>`) || !strings.Contains(text, "</textarea>") {
+			t.Error("chromium's DOM does not show the hostile texts as text")
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		t.Parallel()
+		shot := filepath.Join(t.TempDir(), "report.png")
+		runChromium(t, browser, page, "--screenshot="+shot, "--window-size=1280,1600")
+		if *keepScreenshot != "" {
+			defer copyFile(t, shot, *keepScreenshot)
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 1600 {
+			t.Fatalf("screenshot is %dx%d, want 1280x1600", b.Dx(), b.Dy())
+		}
+		ink, bars := inkAndBars(img)
+		total := 1280 * 1600
+		// Text, tables and plots cover a few percent of the window; the plots' bars
+		// are blue blocks of several thousand pixels.
+		if ink < total/50 || bars < 5000 {
+			t.Errorf("screenshot has %d non-white pixels of %d and %d in the bars' colour; the page did not render", ink, total, bars)
+		}
+	})
+}
+
+// inkAndBars counts the pixels of img that are not white, and those in the colour of the
+// plots' bars (#3b6ea5, give or take antialiasing).
+func inkAndBars(img image.Image) (ink, bars int) {
+	near := func(a uint32, b int) bool { d := int(a>>8) - b; return d > -12 && d < 12 }
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				ink++
+			}
+			if near(r, 0x3b) && near(g, 0x6e) && near(bl, 0xa5) {
+				bars++
+			}
+		}
+	}
+	return ink, bars
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, data, 0o644)
+	}
+	if err != nil {
+		t.Error(err)
+	}
+}
