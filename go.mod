@@ -33,6 +33,19 @@ require (
 )
 
 require (
+	// klauspost/compress: zstd (JSONL and page files compressed with zstd; the standard
+	// library has no zstd), and its gzip, a faster drop-in for compress/gzip, for package
+	// corpus. Widely used and maintained; pure Go.
+	github.com/klauspost/compress v1.20.3
+	// fastjson: package corpus's JSONL field extraction. It validates each line and
+	// unescapes only the fields asked for: 870 MB/s on 2 KB records here, against 70-95
+	// MB/s for encoding/json (map of RawMessage, or a struct), 360 for buger/jsonparser
+	// (which does not validate) and 150 for gjson with validation; encoding/json/v2 needs
+	// GOEXPERIMENT=jsonv2 in Go 1.26. Maintained (v1.6.10, 2026), no dependencies.
+	github.com/valyala/fastjson v1.6.10
+)
+
+require (
 	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de // indirect
@@ -44,7 +57,6 @@ require (
 	github.com/hablullah/go-hijri v1.0.2 // indirect
 	github.com/hablullah/go-juliandays v1.0.0 // indirect
 	github.com/jalaali/go-jalaali v0.0.0-20210801064154-80525e88d958 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/markusmobius/go-dateparser v1.2.3 // indirect
 	github.com/markusmobius/go-domdistiller v0.0.0-20240926050704-25b8d046ffb4 // indirect
 	github.com/markusmobius/go-htmldate v1.9.1 // indirect
@@ -53,7 +65,6 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rs/zerolog v1.33.0 // indirect
 	github.com/tetratelabs/wazero v1.8.1 // indirect
-	github.com/valyala/fastjson v1.6.10 // indirect
 	github.com/wasilibs/go-re2 v1.7.0 // indirect
 	github.com/wasilibs/wazero-helpers v0.0.0-20240620070341-3dff1577cd52 // indirect
 	github.com/yosssi/gohtml v0.0.0-20201013000340-ee4748c638f4 // indirect

@@ -118,7 +118,8 @@
 //   - HTTP bodies with Content-Encoding other than gzip (br, deflate, zstd) are bad
 //     records (ErrEncoding); so are truncated chunked bodies (a crawler's length limit).
 //   - JSON strings are unescaped, then checked to be UTF-8; a lone surrogate escape
-//     ("\ud800") decodes to U+FFFD as encoding/json decodes it.
+//     ("\ud800", which is not a character) is kept as those six characters, where
+//     encoding/json would write U+FFFD.
 //   - Copy copies warcinfo records but not the request and metadata records that go
 //     with a kept response.
 package corpus

@@ -45,19 +45,19 @@ func newFields(o Options) (*fields, error) {
 
 // jsonlSource reads the lines of a JSONL file.
 type jsonlSource struct {
-	name       string
-	f          io.Closer
-	c          *counter
-	lines      *bufio.Reader // over the file, or over its decoder
-	done       func()
-	line       int
-	buf        []byte // a line longer than lines' buffer
-	fields     *fields
-	parser     fastjson.Parser
-	max        int
-	z          compression
-	startErr   error // the decoder did not start: reported as a bad first line
-	ended      bool  // after an error that ends the file
+	name     string
+	f        io.Closer
+	c        *counter
+	lines    *bufio.Reader // over the file, or over its decoder
+	done     func()
+	line     int
+	buf      []byte // a line longer than lines' buffer
+	fields   *fields
+	parser   fastjson.Parser
+	max      int
+	z        compression
+	startErr error // the decoder did not start: reported as a bad first line
+	ended    bool  // after an error that ends the file
 }
 
 // openJSONL opens a JSONL file, plain, gzip or zstd.

@@ -76,7 +76,10 @@ func (s *warcSource) next(it *item) error {
 			s.memberStart = s.pos()
 			if _, err := s.br.Peek(1); err != nil {
 				s.ended = true
-				return s.c.ioError() // nil: the end of the file
+				if err := s.c.ioError(); err != nil {
+					return err
+				}
+				return io.EOF
 			}
 			if err := s.gz.Reset(s.br); err != nil {
 				return s.fail(it, s.memberStart, badf(ErrTruncated, "gzip member header: %v; the rest of the file is not read", err))
