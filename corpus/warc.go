@@ -27,6 +27,7 @@ type warcSource struct {
 	rd   *bufio.Reader // br or zb: where records are read
 	max  int
 
+	gzStarted   bool  // gzip: gz has read a member header, so it has a decompressor to close
 	needMember  bool  // gzip: the current member is done
 	memberStart int64 // gzip: the offset of the current member
 	inMember    int   // gzip: records started in the current member
@@ -61,7 +62,7 @@ func newWARC(name string, fh io.ReadCloser, max int, progress *atomic.Int64) *wa
 }
 
 func (s *warcSource) close() error {
-	if s.gz != nil {
+	if s.gzStarted {
 		s.gz.Close()
 	}
 	return s.f.Close()
@@ -84,6 +85,7 @@ func (s *warcSource) next(it *item) error {
 			if err := s.gz.Reset(s.br); err != nil {
 				return s.fail(it, s.memberStart, badf(ErrTruncated, "gzip member header: %v; the rest of the file is not read", err))
 			}
+			s.gzStarted = true
 			s.gz.Multistream(false)
 			s.zb.Reset(s.gz)
 			s.needMember, s.inMember = false, 0
