@@ -33,6 +33,19 @@ require (
 )
 
 require (
+	// klauspost/compress: zstd (JSONL and page files compressed with zstd; the standard
+	// library has no zstd), and its gzip, a faster drop-in for compress/gzip, for package
+	// corpus. Widely used and maintained; pure Go.
+	github.com/klauspost/compress v1.20.3
+	// fastjson: package corpus's JSONL field extraction. It validates each line and
+	// unescapes only the fields asked for: 870 MB/s on 2 KB records here, against 70-95
+	// MB/s for encoding/json (map of RawMessage, or a struct), 360 for buger/jsonparser
+	// (which does not validate) and 150 for gjson with validation; encoding/json/v2 needs
+	// GOEXPERIMENT=jsonv2 in Go 1.26. Maintained (v1.6.10, 2026), no dependencies.
+	github.com/valyala/fastjson v1.6.10
+)
+
+require (
 	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de // indirect

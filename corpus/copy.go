@@ -1,0 +1,184 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Copy is the second pass of a deduplication: it reads paths with opt exactly as Open and
+// Next do, so it sees the same records with the same ids and the same bad records (passed
+// to opt.OnError again), and writes every document whose id keep accepts (nil keeps
+// all) to outDir, unchanged and in order, in its input's own format:
+//
+//   - JSONL: the record's line as it was, in outDir/BASE (BASE the input's file name),
+//     compressed as the input was (gzip, zstd or not).
+//   - WARC: in outDir/BASE, the record's bytes as stored: a plain record, or the gzip
+//     member holding just that record, copied byte for byte; a record that shares a gzip
+//     member with others (a whole file gzipped) is written as a gzip member of its own.
+//     warcinfo records are kept too; other records that are not documents are not.
+//   - Dir: the file, as stored, at the same path relative to outDir as to its directory.
+//
+// Bad records are never written. Copy creates outDir if needed and writes only new files:
+// a file that exists (or two inputs with the same file name) is an error. Every input
+// file gets its output file, even if nothing in it is kept. The Stats are those of the
+// reading, with Kept the documents written.
+func Copy(paths []string, opt Options, outDir string, keep func(id string) bool) (Stats, error) {
+	r, err := Open(paths, opt)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer r.Close()
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return r.Stats(), fmt.Errorf("corpus: %w", err)
+	}
+	var w *copier
+	r.started = func(in input, src source) error {
+		if err := w.close(); err != nil {
+			return err
+		}
+		w, err = newCopier(in, src, outDir)
+		return err
+	}
+	for {
+		it, err := r.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.close()
+			return r.Stats(), err
+		}
+		if it.kind == kindInfo || it.kind == kindDoc && (keep == nil || keep(it.rec.ID)) {
+			if err := w.write(it); err != nil {
+				w.close()
+				return r.Stats(), err
+			}
+			if it.kind == kindDoc {
+				r.kept.Add(1)
+			}
+		}
+	}
+	return r.Stats(), w.close()
+}
+
+// copier writes the kept records of one input.
+type copier struct {
+	in     input
+	src    *os.File       // the input, read at offsets (WARC)
+	out    *os.File       // JSONL, WARC
+	w      io.WriteCloser // JSONL: the compressor, if any
+	outDir string
+}
+
+// newCopier starts the output of one input.
+func newCopier(in input, src source, outDir string) (*copier, error) {
+	c := &copier{in: in, outDir: outDir}
+	if in.format == Dir {
+		return c, nil
+	}
+	out, err := create(filepath.Join(outDir, filepath.Base(in.path)))
+	if err != nil {
+		return nil, err
+	}
+	c.out = out
+	switch s := src.(type) {
+	case *jsonlSource:
+		switch s.z {
+		case gzipped:
+			c.w = gzip.NewWriter(out)
+		case zstded:
+			c.w, err = zstd.NewWriter(out)
+		}
+	case *warcSource:
+		c.src, err = os.Open(in.path)
+	}
+	if err != nil {
+		out.Close()
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	return c, nil
+}
+
+// create creates a new file, and its directory; an existing file is an error.
+func create(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("corpus: %s exists: Copy writes only new files; give each input a distinct file name and an empty output directory", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	return f, nil
+}
+
+// write writes one kept item.
+func (c *copier) write(it *item) error {
+	var err error
+	switch {
+	case c.in.format == Dir:
+		err = copyFile(it.rec.Source.File, filepath.Join(c.outDir, filepath.FromSlash(it.rec.ID)))
+	case c.w != nil:
+		_, err = c.w.Write(it.raw)
+	case c.in.format == JSONL:
+		_, err = c.out.Write(it.raw)
+	case it.raw != nil: // a WARC record sharing its gzip member
+		z := gzip.NewWriter(c.out)
+		if _, err = z.Write(it.raw); err == nil {
+			err = z.Close()
+		}
+	default:
+		_, err = io.Copy(c.out, io.NewSectionReader(c.src, it.start, it.end-it.start))
+	}
+	if err != nil {
+		return fmt.Errorf("corpus: writing %s: %w", it.rec.Source, err)
+	}
+	return nil
+}
+
+// copyFile copies the file at from to a new file at to.
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// close finishes the output; a nil copier has nothing to finish.
+func (c *copier) close() error {
+	if c == nil {
+		return nil
+	}
+	var errs []error
+	if c.w != nil {
+		errs = append(errs, c.w.Close())
+	}
+	if c.out != nil {
+		errs = append(errs, c.out.Close())
+	}
+	if c.src != nil {
+		errs = append(errs, c.src.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("corpus: writing the copy of %s: %w", c.in.path, err)
+	}
+	return nil
+}

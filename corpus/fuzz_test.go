@@ -1,0 +1,138 @@
+package corpus
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"sync/atomic"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// sentinels are the errors a bad record may wrap.
+var sentinels = []error{ErrSyntax, ErrField, ErrUTF8, ErrTooLarge, ErrTruncated, ErrDuplicateID, ErrEncoding}
+
+// checkItem fails t unless it is a well-formed item: a bad record wraps a sentinel, a
+// document has an id and UTF-8 text, nothing is larger than max.
+func checkItem(t *testing.T, it *item, max int) {
+	t.Helper()
+	switch it.kind {
+	case kindBad:
+		for _, s := range sentinels {
+			if errors.Is(it.err, s) {
+				return
+			}
+		}
+		t.Fatalf("bad record error %v wraps no sentinel", it.err)
+	case kindDoc:
+		if it.rec.ID == "" || !utf8.ValidString(it.rec.Text) || len(it.rec.HTML) > max || len(it.rec.Text) > max {
+			t.Fatalf("document %+v", it.rec)
+		}
+	}
+}
+
+// FuzzJSONL reads arbitrary bytes as a JSONL file, plain and gzipped, with nested field
+// paths. It must never panic, every bad record wraps a sentinel, and documents are
+// well formed and within the limit. Seeds: testdata/fuzz/FuzzJSONL and those below.
+func FuzzJSONL(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"a","text":"t","url":"u","m":{"p":1,"t":"2024-01-01T00:00:00Z"}}` + "\n",
+		`{"id":1e3,"html":"<p>\u00e9\ud83d\ude00</p>"}` + "\r\n\n" + `{"text":"\ud800"}`,
+		"\xef\xbb\xbf{\"text\":\"bom\"}\n[1,2]\n{\"text\":\"\xff\"}\nnull\n{\"id\":{},\"text\":1}",
+		`{"a":` + string(bytes.Repeat([]byte("["), 400)),
+	} {
+		f.Add([]byte(s), false)
+	}
+	fields, err := newFields(Options{PriorityField: "m.p", TimeField: "m.t"}.withDefaults())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, gz bool) {
+		if gz {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+			data = b.Bytes()
+		}
+		const max = 1 << 10
+		s := newJSONL("f", io.NopCloser(bytes.NewReader(data)), fields, max, new(atomic.Int64))
+		defer s.close()
+		for n := 0; ; n++ {
+			var it item
+			err := s.next(&it)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > len(data)+1 {
+				t.Fatal("more items than bytes")
+			}
+			checkItem(t, &it, max)
+		}
+	})
+}
+
+// FuzzWARC reads arbitrary bytes as a WARC file. It must never panic nor loop, bad
+// records wrap a sentinel, documents are well formed and within the limit, and spans lie
+// inside the file. Seeds: the files in testdata and testdata/fuzz/FuzzWARC.
+func FuzzWARC(f *testing.F) {
+	for _, name := range []string{"testdata/small.warc", "testdata/small.warc.gz"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999999999999999999\r\n\r\n"))
+	f.Add([]byte("WARC/1.0\n\tcont\nX: y\n\nWARC/1.1\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const max = 1 << 12
+		s := newWARC("f", io.NopCloser(bytes.NewReader(data)), max, new(atomic.Int64))
+		defer s.close()
+		for n := 0; ; n++ {
+			var it item
+			err := s.next(&it)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > len(data)+1 {
+				t.Fatal("more items than bytes")
+			}
+			checkItem(t, &it, max)
+			if it.raw == nil && it.kind != kindBad && (it.start < 0 || it.end < it.start || it.end > int64(len(data))) {
+				t.Fatalf("span [%d, %d) outside %d bytes", it.start, it.end, len(data))
+			}
+		}
+	})
+}
+
+// FuzzHTTP parses arbitrary bytes as a stored HTTP response. It must never panic, errors
+// wrap ErrSyntax or ErrEncoding, and the body stays within the limit. Seeds:
+// testdata/fuzz/FuzzHTTP and those below.
+func FuzzHTTP(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.0 301\nLocation: /\nContent-Encoding: gzip\n\n\x1f\x8b"))
+	f.Add([]byte("HTTP/2 200\r\nbroken header\r\n\r\nbody"))
+	f.Fuzz(func(t *testing.T, block []byte) {
+		const max = 1 << 12
+		r, err := parseHTTP(block, max)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrEncoding) {
+				t.Fatalf("error %v wraps neither ErrSyntax nor ErrEncoding", err)
+			}
+			return
+		}
+		if r.status < 100 || r.status > 999 || len(r.body) > max && len(r.body) > len(block) {
+			t.Fatalf("status %d, body of %d bytes from %d", r.status, len(r.body), len(block))
+		}
+	})
+}

@@ -1,0 +1,130 @@
+package corpus
+
+import (
+	"bytes"
+	"mime"
+	"net/http/httputil"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// httpResponse is what a document needs of an HTTP response stored in a WARC record.
+type httpResponse struct {
+	status      int
+	contentType string // the Content-Type header, as sent
+	body        []byte // with Transfer-Encoding chunked and Content-Encoding gzip undone
+}
+
+// parseHTTP parses block, an HTTP/1.x response as a WARC response record stores it: the
+// status line, header fields up to an empty line, and the body. The status line must be
+// well formed; header lines without a colon are ignored, as browsers ignore them. The
+// chunked transfer coding and the gzip content coding are undone, the body growing to at
+// most max bytes. The body may share memory with block.
+func parseHTTP(block []byte, max int) (httpResponse, error) {
+	var r httpResponse
+	line, rest, ok := cutLine(block)
+	if !ok {
+		return r, badf(ErrSyntax, "HTTP status line does not end")
+	}
+	status, err := parseStatusLine(line)
+	if err != nil {
+		return r, err
+	}
+	r.status = status
+	var te, ce string
+	for {
+		line, rest, ok = cutLine(rest)
+		if !ok {
+			return r, badf(ErrSyntax, "HTTP header does not end with an empty line")
+		}
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		v := string(bytes.TrimSpace(value))
+		switch strings.ToLower(string(bytes.TrimSpace(name))) {
+		case "content-type":
+			r.contentType = v
+		case "transfer-encoding":
+			te = strings.ToLower(v)
+		case "content-encoding":
+			ce = strings.ToLower(v)
+		}
+	}
+	r.body = rest
+	if strings.Contains(te, "chunked") {
+		body, err := readLimited(httputil.NewChunkedReader(bytes.NewReader(r.body)), max, "")
+		if err != nil {
+			return r, badf(ErrSyntax, "chunked body: %v", err)
+		}
+		r.body = body
+	}
+	switch ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		z, err := gzip.NewReader(bytes.NewReader(r.body))
+		if err != nil {
+			return r, badf(ErrEncoding, "gzip body: %v", err)
+		}
+		body, err := readLimited(z, max, " once decompressed")
+		if err != nil {
+			return r, badf(ErrEncoding, "gzip body: %v", err)
+		}
+		r.body = body
+	default:
+		return r, badf(ErrEncoding, "Content-Encoding %q; only gzip is decoded", ce)
+	}
+	return r, nil
+}
+
+// parseStatusLine returns the status code of "HTTP/1.1 200 OK" (the reason is optional).
+func parseStatusLine(line []byte) (int, error) {
+	proto, rest, _ := bytes.Cut(line, []byte(" "))
+	version, ok := bytes.CutPrefix(proto, []byte("HTTP/"))
+	if !ok || len(version) == 0 || len(bytes.Trim(version, "0123456789.")) > 0 {
+		return 0, badf(ErrSyntax, "HTTP status line %q does not start with HTTP/x.y", clip(line))
+	}
+	code, _, _ := bytes.Cut(rest, []byte(" "))
+	n, err := strconv.Atoi(string(code))
+	if err != nil || len(code) != 3 || n < 100 {
+		return 0, badf(ErrSyntax, "HTTP status line %q has no 3-digit status code", clip(line))
+	}
+	return n, nil
+}
+
+// cutLine returns b's first line without its "\n" or "\r\n", and the rest; ok is false
+// when b has no "\n".
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, b, false
+	}
+	return bytes.TrimSuffix(b[:i], []byte("\r")), b[i+1:], true
+}
+
+// isHTML reports whether a Content-Type names HTML, or is empty (a page of unknown type
+// is read as HTML).
+func isHTML(contentType string) bool {
+	if strings.TrimSpace(contentType) == "" {
+		return true
+	}
+	t, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		t, _, _ = strings.Cut(strings.ToLower(contentType), ";")
+		t = strings.TrimSpace(t)
+	}
+	return t == "text/html" || t == "application/xhtml+xml"
+}
+
+// clip shortens b to its first 60 bytes for an error message.
+func clip(b []byte) []byte {
+	if len(b) > 60 {
+		return b[:60]
+	}
+	return b
+}
