@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/internal/evaldata"
+)
+
+var benchDedupCommand = &command{
+	name:    "bench dedup",
+	args:    "",
+	summary: "time the batch dedup engine on synthetic text with planted near copies",
+	about: `Generates --docs documents of about --size bytes of synthetic English: a word-bigram
+model of the 181 hand-made article bodies of ../shared/eval/aeb-scrapinghub (news and
+blog text; $NEARDUP_EVAL points elsewhere), so the documents have real words, word
+lengths and local word order but share few 5-word runs by chance. A
+share --plant of them are near copies: a copy of an earlier document with --edits words
+replaced. Document i is made from (--seed, i) alone, so nothing is kept in memory but the
+engine's own state, and a seed always gives the same corpus.
+
+By default it runs the dedup engine on them as they are generated (no files: the
+fingerprinting, search and clustering of 'neardup dedup'), and reports the time, documents
+and MB per second, the duplicates found, the recall of the planted pairs (both documents
+ended in one cluster) and the peak resident set size of the process. With --jsonl FILE it
+writes the corpus as JSONL ({"id":..., "text":...} a line) instead, for timing the whole
+'neardup dedup' run on it.
+
+The reference workloads: --docs 100000 --size 2000 (a CORE-sized job), and --docs
+10000000 --size 500 --method simhash.
+`,
+	new: func() runner { return &benchDedupCmd{} },
+}
+
+// benchDedupCmd is "neardup bench dedup".
+type benchDedupCmd struct {
+	docs, size, edits, threads int
+	plant                      float64
+	seed                       uint64
+	method                     dedup.Method
+	distance                   int
+	threshold                  float64
+	jsonl                      string
+	json                       bool
+}
+
+func (c *benchDedupCmd) define(fs *flag.FlagSet) {
+	fs.IntVar(&c.docs, "docs", 100_000, "generate `N` documents (default 100000)")
+	fs.IntVar(&c.size, "size", 2000, "make each document about `BYTES` long (default 2000)")
+	fs.Float64Var(&c.plant, "plant", 0.1, "make a share `RATE` of the documents near copies of earlier ones (default 0.1)")
+	fs.IntVar(&c.edits, "edits", 3, "replace `E` words in each near copy (default 3)")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed the generator with `S` (default 1)")
+	fs.TextVar(&c.method, "method", dedup.All, "deduplicate by `METHOD`: exact, simhash, minhash or all (default all)")
+	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, `BITS` (default %d)", dedup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity, `S` (default %g)", dedup.DefaultThreshold))
+	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
+	fs.StringVar(&c.jsonl, "jsonl", "", "write the corpus to `FILE` as JSONL instead of running the engine\n(default \"\": run)")
+	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
+}
+
+// benchDedupResult is the JSON report of bench dedup.
+type benchDedupResult struct {
+	Docs             int     `json:"docs"`
+	Bytes            int64   `json:"bytes"`
+	Method           string  `json:"method"`
+	Threads          int     `json:"threads"`
+	Seconds          float64 `json:"seconds"`
+	DocsPerSecond    float64 `json:"docs_per_second"`
+	MBPerSecond      float64 `json:"mb_per_second"`
+	Clusters         int     `json:"clusters"`
+	Dropped          int     `json:"dropped"`
+	PlantedPairs     int     `json:"planted_pairs"`
+	PlantedRecovered int     `json:"planted_recovered"`
+	Recall           float64 `json:"recall"`
+	PeakRSSBytes     uint64  `json:"peak_rss_bytes"`
+	Seed             uint64  `json:"seed"`
+}
+
+// synthCorpus makes the documents of bench dedup.
+type synthCorpus struct {
+	m           *evaldata.Markov
+	seed        uint64
+	size, edits int
+	plant       float64
+	words       []string // scratch
+	buf         []byte
+}
+
+// original returns the index of the document that document i copies, or -1.
+func (s *synthCorpus) original(i int) int {
+	r := rand.New(rand.NewPCG(s.seed, uint64(i)<<1|1))
+	if i == 0 || r.Float64() >= s.plant {
+		return -1
+	}
+	return r.IntN(i)
+}
+
+// text appends document i's text to dst.
+func (s *synthCorpus) text(dst []byte, i int) []byte {
+	o := s.original(i)
+	if o < 0 {
+		return s.m.AppendText(dst, rand.New(rand.NewPCG(s.seed, uint64(i)<<1)), s.size)
+	}
+	s.buf = s.m.AppendText(s.buf[:0], rand.New(rand.NewPCG(s.seed, uint64(o)<<1)), s.size)
+	s.words = strings.Fields(string(s.buf))
+	r := rand.New(rand.NewPCG(s.seed^0x9e3779b97f4a7c15, uint64(i)))
+	for range s.edits {
+		s.words[r.IntN(len(s.words))] = "edit" + strconv.Itoa(r.IntN(1000))
+	}
+	for j, w := range s.words {
+		if j > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, w...)
+	}
+	return dst
+}
+
+func (c *benchDedupCmd) run(e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q: bench dedup generates its input", args[0])
+	}
+	switch {
+	case c.docs < 1:
+		return usagef("--docs %d: use 1 or more", c.docs)
+	case c.size < 1:
+		return usagef("--size %d: use 1 or more bytes", c.size)
+	case !(c.plant >= 0 && c.plant <= 1):
+		return usagef("--plant %v: use a rate from 0 to 1", c.plant)
+	case c.edits < 0:
+		return usagef("--edits %d: use 0 or more", c.edits)
+	}
+	root, err := evaldata.Root()
+	if err != nil {
+		return fmt.Errorf("bench dedup learns its words from ../shared/eval: %w", err)
+	}
+	articles, err := evaldata.AEB(root)
+	if err != nil {
+		return err
+	}
+	var texts []string
+	for _, a := range articles {
+		texts = append(texts, a.Body)
+	}
+	s := &synthCorpus{m: evaldata.NewMarkov(texts), seed: c.seed, size: c.size, edits: c.edits, plant: c.plant}
+
+	if c.jsonl != "" {
+		return writeFile(c.jsonl, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<20)
+			var text []byte
+			for i := range c.docs {
+				text = s.text(text[:0], i)
+				line, _ := json.Marshal(struct {
+					ID   string `json:"id"`
+					Text string `json:"text"`
+				}{strconv.Itoa(i), string(text)})
+				bw.Write(append(line, '\n'))
+			}
+			return bw.Flush()
+		})
+	}
+
+	distance := c.distance
+	if distance == 0 {
+		distance = -1
+	}
+	var size int64
+	var text []byte
+	i := 0
+	runtime.GC()
+	start := time.Now()
+	res, err := dedup.Run(func() (neardup.Document, error) {
+		if i == c.docs {
+			return neardup.Document{}, io.EOF
+		}
+		text = s.text(text[:0], i)
+		size += int64(len(text))
+		i++
+		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
+	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, Threads: c.threads}, nil)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	elapsed := time.Since(start).Seconds()
+	sum := res.Summary()
+	out := benchDedupResult{
+		Docs: c.docs, Bytes: size, Method: c.method.String(), Threads: res.Options.Threads,
+		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
+		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: peakRSS(), Seed: c.seed,
+	}
+	for j := range c.docs {
+		if o := s.original(j); o >= 0 {
+			out.PlantedPairs++
+			if a, b := res.Docs[o].Cluster, res.Docs[j].Cluster; a >= 0 && a == b {
+				out.PlantedRecovered++
+			}
+		}
+	}
+	if out.PlantedPairs > 0 {
+		out.Recall = float64(out.PlantedRecovered) / float64(out.PlantedPairs)
+	}
+	report := e.stdout
+	if c.json {
+		report = e.stderr
+	}
+	tw := tabwriter.NewWriter(report, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "workload\t%d documents, %s of synthetic text (%d bytes each), %d planted near copies (%d words edited)\n", out.Docs, humanBytes(out.Bytes), c.size, out.PlantedPairs, c.edits)
+	fmt.Fprintf(tw, "method\t%s on %d threads\n", out.Method, out.Threads)
+	fmt.Fprintf(tw, "time\t%.2f s: %.0f documents/s, %.1f MB/s (generation included)\n", out.Seconds, out.DocsPerSecond, out.MBPerSecond)
+	fmt.Fprintf(tw, "found\t%d clusters, %d documents dropped\n", out.Clusters, out.Dropped)
+	fmt.Fprintf(tw, "planted recall\t%.4f (%d of %d pairs in one cluster)\n", out.Recall, out.PlantedRecovered, out.PlantedPairs)
+	fmt.Fprintf(tw, "peak RSS\t%s\n", humanBytes(int64(out.PeakRSSBytes)))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c.json {
+		b, _ := json.Marshal(out)
+		if _, err := e.stdout.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,378 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/report"
+)
+
+var dedupCommand = &command{
+	name:    "dedup",
+	args:    "--out DIR INPUT...",
+	summary: "deduplicate a corpus (JSONL, directories, WARC): clusters, keep list, deduplicated copy, report",
+	about: `Reads every document of the INPUTs (JSONL files, plain, gzip or zstd; directory trees of
+.html, .htm and .txt files; WARC files, plain or gzip; mixed freely, each told by its
+content), finds the exact and near duplicates, and writes into --out:
+
+  clusters.jsonl  one line per cluster of duplicates: its id, representative (the
+                  document kept) and members with their score against it
+  pairs.jsonl     every verified duplicate pair with its method and distance or similarity
+  keep.txt        the ids of the documents kept (every document in no cluster, and each
+                  cluster's representative), in input order
+  drop.txt        the ids of the documents dropped
+  corpus/         the deduplicated corpus in the inputs' own formats: the kept JSONL lines,
+                  WARC records and files unchanged and in order (a second pass)
+  bad.jsonl       every bad record skipped: its source (file and line or offset) and why
+  summary.json    counts, parameters, timings per stage and peak memory
+  report.html     one page to read in a browser: plots, the largest and the borderline
+                  clusters side by side with their differences, mirrors, parameters
+
+--method exact groups documents whose normalized main text is identical; simhash and
+minhash add near-duplicates by SimHash distance (--distance) or MinHash similarity of word
+5-shingles (--threshold); all (the default) is exact, then minhash. Near candidates are
+verified against their full fingerprints. Clusters are the connected components of the
+pairs, and --keep chooses each one's representative: first (first in the input),
+priority (the highest --priority-field, then first), longest or shortest (words of main
+text, then first); or rules separated by commas as 'neardup check --keep' takes them.
+
+HTML has its main content extracted (boilerplate removed) unless --no-extract. A JSONL
+record with both a text and an html field is taken as text. Ids: the --id-field, else
+FILE:LINE; the relative path in a directory; the WARC-Record-ID.
+
+A bad record (invalid JSON or UTF-8, a truncated compressed file, a record over
+--max-record-bytes, a duplicate id, a page over the extraction limits) is written to
+bad.jsonl with its file and line or offset (the first ten on standard error too) and
+skipped (--on-error skip, the default; summary.json counts them), or ends the run
+(--on-error fail, exit code 1).
+
+The same inputs and options give byte-identical outputs whatever --threads is, but for
+the timings and memory in summary.json. A progress bar shows on standard error when it is
+a terminal, unless --quiet.
+`,
+	new: func() runner { return &dedupCmd{} },
+}
+
+// dedupCmd is "neardup dedup".
+type dedupCmd struct {
+	out                                     string
+	method                                  dedup.Method
+	distance                                int
+	threshold                               float64
+	keep                                    string
+	format                                  string
+	idField, textField, htmlField, urlField string
+	priorityField, timeField                string
+	noExtract                               bool
+	onError                                 string
+	maxRecordBytes                          int
+	threads                                 int
+	quiet, noCorpus                         bool
+}
+
+func (c *dedupCmd) define(fs *flag.FlagSet) {
+	fs.StringVar(&c.out, "out", "", "write the results into `DIR`, created if needed (required)")
+	fs.TextVar(&c.method, "method", dedup.All, "duplicates by `METHOD`: exact, simhash, minhash, or all (exact, then minhash)\n(default all)")
+	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, in `BITS` (default %d)", dedup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", dedup.DefaultThreshold))
+	fs.StringVar(&c.keep, "keep", "first", "keep `POLICY`: first, priority, longest or shortest, or rules as\n'neardup check --keep' takes them (default first)")
+	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, dir or warc\n(default auto)")
+	fs.StringVar(&c.idField, "id-field", "id", "JSONL: the id field, a dotted `PATH` into nested objects (default id)")
+	fs.StringVar(&c.textField, "text-field", "text", "JSONL: the plain-text field `PATH` (default text)")
+	fs.StringVar(&c.htmlField, "html-field", "html", "JSONL: the HTML field `PATH` (default html)")
+	fs.StringVar(&c.urlField, "url-field", "url", "JSONL: the URL field `PATH` (default url)")
+	fs.StringVar(&c.priorityField, "priority-field", "", "JSONL: a numeric field `PATH` for --keep priority (default \"\": none)")
+	fs.StringVar(&c.timeField, "time-field", "", "JSONL: an RFC 3339 fetch-time field `PATH` (default \"\": none)")
+	fs.BoolVar(&c.noExtract, "no-extract", false, "fingerprint HTML on its whole visible text, not its main content (default false)")
+	fs.StringVar(&c.onError, "on-error", "skip", "on a bad record: skip it (reported and counted) or fail the run; `ACTION`\n(default skip)")
+	fs.IntVar(&c.maxRecordBytes, "max-record-bytes", corpus.DefaultMaxRecordBytes, fmt.Sprintf("a record larger than `N` bytes, compressed or not, is bad (default %d: %d MiB)", corpus.DefaultMaxRecordBytes, corpus.DefaultMaxRecordBytes>>20))
+	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar (default false)")
+	fs.BoolVar(&c.noCorpus, "no-corpus", false, "do not write the deduplicated corpus, only the lists and the report (default false)")
+}
+
+// maxBadShown is how many bad records dedup reports on standard error; bad.jsonl has all.
+const maxBadShown = 10
+
+// keepPolicy reads --keep.
+func keepPolicy(s string) (neardup.KeepPolicy, error) {
+	switch s {
+	case "first":
+		return neardup.KeepPolicy{neardup.KeepFirstSeen, neardup.KeepSmallestID}, nil
+	case "priority", "priority-field":
+		return neardup.KeepPolicy{neardup.KeepPriority, neardup.KeepFirstSeen, neardup.KeepSmallestID}, nil
+	case "longest":
+		return neardup.KeepPolicy{neardup.KeepLongest, neardup.KeepFirstSeen, neardup.KeepSmallestID}, nil
+	case "shortest":
+		return neardup.KeepPolicy{neardup.KeepShortest, neardup.KeepFirstSeen, neardup.KeepSmallestID}, nil
+	}
+	return neardup.ParseKeepPolicy(s)
+}
+
+// dedupSummary is summary.json.
+type dedupSummary struct {
+	dedup.Summary
+	BadRecords  int64            `json:"bad_records"`
+	InputBytes  int64            `json:"input_bytes"`
+	Parameters  map[string]any   `json:"parameters"`
+	Timings     []map[string]any `json:"timings"`
+	PeakRSS     uint64           `json:"peak_rss_bytes"`
+	CorpusKept  int64            `json:"corpus_records_written,omitempty"`
+	Inputs      []string         `json:"inputs"`
+	OutputFiles []string         `json:"outputs"`
+}
+
+func (c *dedupCmd) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("give the inputs to deduplicate: JSONL files, directories or WARC files")
+	}
+	if c.out == "" {
+		return usagef("give --out DIR, where the results go")
+	}
+	keep, err := keepPolicy(c.keep)
+	if err != nil {
+		return usagef("--keep: %v", err)
+	}
+	var format corpus.Format
+	switch c.format {
+	case "auto":
+		format = corpus.Auto
+	case "jsonl":
+		format = corpus.JSONL
+	case "dir":
+		format = corpus.Dir
+	case "warc":
+		format = corpus.WARC
+	default:
+		return usagef("--format %q: use auto, jsonl, dir or warc", c.format)
+	}
+	if c.onError != "skip" && c.onError != "fail" {
+		return usagef("--on-error %q: use skip or fail", c.onError)
+	}
+	if c.maxRecordBytes < 1 {
+		return usagef("--max-record-bytes %d: use 1 or more", c.maxRecordBytes)
+	}
+	if c.threads < 0 {
+		return usagef("--threads %d: use 0 (one per CPU) or more", c.threads)
+	}
+	distance := c.distance
+	if distance == 0 {
+		distance = -1 // dedup.Options: 0 is the default, negative is 0
+	}
+	opt := dedup.Options{
+		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract,
+		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
+	}
+	if _, err := dedup.Run(func() (neardup.Document, error) { return neardup.Document{}, io.EOF }, opt, nil); err != nil {
+		return usagef("%v", err) // the options alone, checked before any reading
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+
+	// Bad records: every one in bad.jsonl, the first few on standard error too, and
+	// fatal with --on-error fail.
+	badFile, err := os.Create(filepath.Join(c.out, "bad.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer badFile.Close()
+	badLog := bufio.NewWriter(badFile)
+	nbad := 0
+	bad := func(where string, err error) error {
+		nbad++
+		line, _ := json.Marshal(map[string]string{"source": where, "error": err.Error()})
+		badLog.Write(append(line, '\n'))
+		switch {
+		case c.onError == "fail":
+			return fmt.Errorf("%s: %w (--on-error fail)", where, err)
+		case nbad <= maxBadShown:
+			fmt.Fprintf(e.stderr, "neardup dedup: skipped %s: %v\n", where, err)
+		case nbad == maxBadShown+1:
+			fmt.Fprintf(e.stderr, "neardup dedup: more bad records skipped; every one is in %s\n", badFile.Name())
+		}
+		return nil
+	}
+	copt := corpus.Options{
+		Format: format, IDField: c.idField, TextField: c.textField, HTMLField: c.htmlField, URLField: c.urlField,
+		PriorityField: c.priorityField, TimeField: c.timeField, MaxRecordBytes: c.maxRecordBytes,
+		OnError: func(b corpus.BadRecord) error { return bad(b.Source.String(), b.Err) },
+	}
+	r, err := corpus.Open(args, copt)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var docs atomic.Int64
+	progress := newProgress(e, c.quiet, r.Stats, &docs)
+	opt.Progress = func(string, int) { docs.Add(1) }
+	progress.stage("reading")
+	res, err := dedup.Run(func() (neardup.Document, error) {
+		rec, err := r.Next()
+		if err != nil {
+			return neardup.Document{}, err
+		}
+		doc := neardup.Document{ID: rec.ID, URL: rec.URL, ContentType: rec.ContentType, Priority: rec.Priority, FetchTime: rec.FetchTime}
+		if rec.Text != "" || rec.HTML == nil {
+			doc.Text = rec.Text
+		} else {
+			doc.HTML = rec.HTML
+		}
+		return doc, nil
+	}, opt, func(doc neardup.Document, err error) error {
+		return bad(doc.ID, err)
+	})
+	if err != nil {
+		progress.done()
+		return err
+	}
+	progress.stage("writing")
+	outputs := []string{"clusters.jsonl", "pairs.jsonl", "keep.txt", "drop.txt"}
+	writers := []func(io.Writer) error{res.WriteClusters, res.WritePairs,
+		func(w io.Writer) error { return res.WriteIDs(w, true) },
+		func(w io.Writer) error { return res.WriteIDs(w, false) }}
+	start := time.Now()
+	for i, name := range outputs {
+		if err := writeFile(filepath.Join(c.out, name), writers[i]); err != nil {
+			progress.done()
+			return err
+		}
+	}
+	outputs = append(outputs, "bad.jsonl")
+	timings := res.Timings
+	timings = append(timings, dedup.Timing{Stage: "write lists", Seconds: time.Since(start).Seconds()})
+
+	var corpusKept int64
+	if !c.noCorpus {
+		progress.stage("copying")
+		start = time.Now()
+		dir := filepath.Join(c.out, "corpus")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			progress.done()
+			return err
+		}
+		kept := make(map[string]bool, len(res.Docs))
+		for _, d := range res.Docs {
+			if d.Kept {
+				kept[d.ID] = true
+			}
+		}
+		copt.OnError = nil // already reported by the first pass
+		st, err := corpus.Copy(args, copt, dir, func(id string) bool { return kept[id] })
+		if err != nil {
+			progress.done()
+			return fmt.Errorf("writing the deduplicated corpus: %w", err)
+		}
+		corpusKept = st.Kept
+		outputs = append(outputs, "corpus/")
+		timings = append(timings, dedup.Timing{Stage: "copy corpus", Seconds: time.Since(start).Seconds()})
+	}
+	progress.stage("report")
+	start = time.Now()
+	largest, borderline := pickClusters(res)
+	want := map[string]bool{}
+	for _, l := range append(largest, borderline...) {
+		for _, i := range l[1:] {
+			want[res.Docs[i].ID] = true
+		}
+	}
+	texts, err := reportTexts(args, copt, res, want)
+	if err != nil {
+		progress.done()
+		return fmt.Errorf("reading texts for the report: %w", err)
+	}
+	progress.done()
+
+	if err := badLog.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", badFile.Name(), err)
+	}
+	st := r.Stats()
+	sum := dedupSummary{
+		Summary: res.Summary(), BadRecords: st.Bad, InputBytes: st.Total, PeakRSS: peakRSS(),
+		CorpusKept: corpusKept, Inputs: args,
+		Parameters: map[string]any{
+			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
+			"keep": keep.String(), "extract": !c.noExtract, "format": c.format,
+			"minhash_k": res.Options.MinHashK, "threads": res.Options.Threads,
+		},
+	}
+	for _, t := range timings {
+		sum.Timings = append(sum.Timings, map[string]any{"stage": t.Stage, "seconds": t.Seconds})
+	}
+	data, err := reportData("neardup dedup: "+strings.Join(args, " "), res, sum, texts, largest, borderline)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(c.out, "report.html"), func(w io.Writer) error { return report.Write(w, data) }); err != nil {
+		return err
+	}
+	sum.Timings = append(sum.Timings, map[string]any{"stage": "report", "seconds": time.Since(start).Seconds()})
+	sum.OutputFiles = append(outputs, "report.html", "summary.json")
+	if err := writeFile(filepath.Join(c.out, "summary.json"), func(w io.Writer) error {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	s := sum.Summary
+	fmt.Fprintf(e.stderr, "neardup dedup: %d documents (%d bad records skipped): %d exact duplicates, %d near pairs, %d clusters; kept %d, dropped %d (%s); results in %s\n",
+		s.Documents, st.Bad+int64(s.Skipped), s.ExactDuplicates, s.NearPairs, s.Clusters, s.Kept, s.Dropped, humanBytes(s.DroppedBytes), c.out)
+	return nil
+}
+
+// writeFile writes path through fn, atomically: a temporary file in the same directory,
+// synced and renamed over path.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = fn(f)
+	if err == nil {
+		err = f.Chmod(0o644) // as os.Create would have made it, not CreateTemp's 0600
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// humanBytes formats n as "12.3 MB".
+func humanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

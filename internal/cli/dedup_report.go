@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/report"
+)
+
+// Report sizes: how many clusters each list shows, how many members of each, and how
+// much of each text.
+const (
+	reportClusters = 10
+	reportMembers  = 3
+	reportText     = 4000
+)
+
+// pickClusters picks the largest clusters and the borderline ones (a member's score
+// against the representative nearest the threshold), each with the members to show.
+func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
+	order := make([]int, len(res.Clusters))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(res.Clusters[b].Members), len(res.Clusters[a].Members)) })
+	for _, ci := range order[:min(reportClusters, len(order))] {
+		c := res.Clusters[ci]
+		show := []int{c.Representative}
+		for _, m := range c.Members {
+			if m != c.Representative && len(show) <= reportMembers {
+				show = append(show, m)
+			}
+		}
+		largest = append(largest, append([]int{ci}, show...))
+	}
+	// Borderline: the member of each cluster with the score nearest the threshold.
+	type edge struct {
+		cluster, member int
+		gap             float64
+	}
+	var edges []edge
+	bySim := res.Options.Method != dedup.SimHash
+	for ci, c := range res.Clusters {
+		best := edge{cluster: -1, gap: math.Inf(1)}
+		for _, m := range c.Members {
+			s := res.Score(c.Representative, m)
+			if m == c.Representative || s.Exact {
+				continue
+			}
+			gap := s.Similarity - res.Options.Threshold
+			if !bySim {
+				gap = float64(res.Options.Distance - s.Distance)
+			}
+			if gap = math.Abs(gap); gap < best.gap {
+				best = edge{ci, m, gap}
+			}
+		}
+		if best.cluster >= 0 {
+			edges = append(edges, best)
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(a.gap, b.gap) })
+	for _, e := range edges[:min(reportClusters, len(edges))] {
+		borderline = append(borderline, []int{e.cluster, res.Clusters[e.cluster].Representative, e.member})
+	}
+	return largest, borderline
+}
+
+// reportTexts reads the inputs again for the texts of the documents the report shows:
+// the main text of HTML (or its visible text with --no-extract), the text of the others,
+// cut to reportText characters.
+func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want map[string]bool) (map[string]string, error) {
+	copt.OnError = nil
+	r, err := corpus.Open(paths, copt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	texts := map[string]string{}
+	for len(texts) < len(want) {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !want[rec.ID] {
+			continue
+		}
+		text := rec.Text
+		if text == "" && rec.HTML != nil {
+			eo := res.Options.Extract
+			eo.ContentType, eo.URL = rec.ContentType, rec.URL
+			if res.Options.NoExtract {
+				text, err = extract.VisibleText(rec.HTML, eo)
+			} else {
+				var x extract.Result
+				x, err = extract.Extract(rec.HTML, eo)
+				text = x.Text
+			}
+			if err != nil {
+				text = "(" + err.Error() + ")"
+			}
+		}
+		if len(text) > reportText {
+			cut := reportText
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + " …"
+		}
+		texts[rec.ID] = text
+	}
+	return texts, nil
+}
+
+// reportData assembles the report of a run.
+func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[string]string, largest, borderline [][]int) (report.Data, error) {
+	d := report.Data{Title: title}
+	s := sum.Summary
+	d.Summary = []report.Field{
+		{Name: "documents", Value: strconv.Itoa(s.Documents)},
+		{Name: "bad records skipped", Value: strconv.FormatInt(sum.BadRecords+int64(s.Skipped), 10)},
+		{Name: "exact duplicates", Value: strconv.Itoa(s.ExactDuplicates)},
+		{Name: "near-duplicate pairs", Value: strconv.Itoa(s.NearPairs)},
+		{Name: "clusters", Value: strconv.Itoa(s.Clusters)},
+		{Name: "kept", Value: strconv.Itoa(s.Kept)},
+		{Name: "dropped", Value: strconv.Itoa(s.Dropped)},
+		{Name: "dropped bytes", Value: humanBytes(s.DroppedBytes) + " of " + humanBytes(s.Bytes)},
+	}
+	for _, k := range slices.Sorted(maps.Keys(sum.Parameters)) {
+		if k != "threads" { // the report is the same whatever the threads
+			d.Params = append(d.Params, report.Field{Name: k, Value: fmt.Sprint(sum.Parameters[k])})
+		}
+	}
+	sizes := map[int]int{}
+	for _, c := range res.Clusters {
+		sizes[len(c.Members)]++
+	}
+	for _, size := range slices.Sorted(maps.Keys(sizes)) {
+		d.ClusterSizes = append(d.ClusterSizes, report.SizeCount{Size: size, Count: sizes[size]})
+	}
+
+	o := res.Options
+	bySim := o.Method != dedup.SimHash
+	d.Scores.Threshold = math.NaN()
+	switch {
+	case o.Method == dedup.Exact:
+		d.Scores.Label = "exact duplicates only: no scores"
+	case bySim:
+		d.Scores.Label = "MinHash similarity of the near-duplicate pairs"
+		d.Scores.Threshold = o.Threshold
+		lo := math.Floor(o.Threshold*50) / 50
+		counts := make([]int, int(math.Round((1-lo)*50))+1)
+		for _, p := range res.Pairs {
+			if p.Method == dedup.MinHash {
+				counts[min(len(counts)-1, max(0, int((p.Similarity-lo)*50+1e-9)))]++
+			}
+		}
+		for i, n := range counts {
+			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: lo + float64(i)/50, Hi: lo + float64(i+1)/50, Count: n})
+		}
+	default:
+		d.Scores.Label = "SimHash distance of the near-duplicate pairs (bits)"
+		d.Scores.Threshold = float64(o.Distance) + 0.5
+		counts := make([]int, o.Distance+1)
+		for _, p := range res.Pairs {
+			if p.Method == dedup.SimHash {
+				counts[p.Distance]++
+			}
+		}
+		for k, n := range counts {
+			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: float64(k) - 0.5, Hi: float64(k) + 0.5, Count: n})
+		}
+	}
+
+	member := func(rep, i int) report.Member {
+		doc := &res.Docs[i]
+		m := report.Member{ID: doc.ID, URL: doc.URL, Text: texts[doc.ID]}
+		if i != rep {
+			switch sc := res.Score(rep, i); {
+			case sc.Exact:
+				m.Score = "exact"
+			case bySim:
+				m.Score = strconv.FormatFloat(sc.Similarity, 'f', 3, 64)
+			default:
+				m.Score = strconv.Itoa(sc.Distance) + " bits"
+			}
+		}
+		return m
+	}
+	clusters := func(list [][]int) []report.Cluster {
+		var out []report.Cluster
+		for _, l := range list {
+			c := res.Clusters[l[0]]
+			rc := report.Cluster{ID: c.ID, Size: len(c.Members), Representative: member(c.Representative, c.Representative)}
+			for _, m := range l[2:] {
+				rc.Members = append(rc.Members, member(c.Representative, m))
+			}
+			out = append(out, rc)
+		}
+		return out
+	}
+	d.Largest, d.Borderline = clusters(largest), clusters(borderline)
+
+	// Mirrors: by SimHash when the run has it, else by the exact hash (same content only).
+	var pages []neardup.Page
+	mopt := neardup.MirrorOptions{}
+	for i := range res.Docs {
+		doc := &res.Docs[i]
+		if doc.URL == "" {
+			continue
+		}
+		fp := doc.SimHash
+		if o.Method != dedup.SimHash {
+			fp = binary.LittleEndian.Uint64(doc.Main[:8])
+			mopt.Distance = -1
+		}
+		pages = append(pages, neardup.Page{URL: doc.URL, SimHash: fp})
+	}
+	mirrors, err := neardup.FindMirrors(pages, mopt)
+	if err != nil {
+		return d, err
+	}
+	for _, m := range mirrors {
+		d.Mirrors = append(d.Mirrors, report.Mirror(m))
+	}
+	return d, nil
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dedupCorpus writes a JSONL corpus: 60 documents of 200 random words, 10 exact copies
+// (case changed) and 10 near copies (two words changed) of them, and one bad line.
+func dedupCorpus(t *testing.T, dir string) (path string, lines []string) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var bases []string
+	for i := range 80 {
+		var text string
+		switch {
+		case i >= 60 && i < 70:
+			text = strings.ToUpper(bases[i-60])
+		case i >= 70:
+			w := strings.Fields(bases[i-70])
+			w[3], w[150] = "changed", "words"
+			text = strings.Join(w, " ")
+		default:
+			w := make([]string, 200)
+			for j := range w {
+				w[j] = fmt.Sprintf("w%d", r.IntN(10000))
+			}
+			text = strings.Join(w, " ")
+			bases = append(bases, text)
+		}
+		b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("doc%02d", i), "text": text, "meta": map[string]any{"rank": i % 3}})
+		lines = append(lines, string(b))
+		if i == 40 {
+			lines = append(lines, `{"id": "broken", "text": `) // invalid JSON
+		}
+	}
+	path = filepath.Join(dir, "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, lines
+}
+
+func readOut(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestDedup(t *testing.T) {
+	dir := t.TempDir()
+	input, lines := dedupCorpus(t, dir)
+	outs := map[string]string{}
+	for _, threads := range []string{"1", "2"} {
+		out := filepath.Join(dir, "out"+threads)
+		_, stderr, code := run(t, "", "dedup", "--out", out, "--threads", threads, "--priority-field", "meta.rank", input)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "corpus.jsonl:42") || !strings.Contains(stderr, "80 documents (1 bad records skipped): 10 exact duplicates") {
+			t.Errorf("stderr %q", stderr)
+		}
+		for _, name := range []string{"clusters.jsonl", "pairs.jsonl", "keep.txt", "drop.txt", "bad.jsonl", "report.html", "corpus/corpus.jsonl"} {
+			outs[threads+name] = readOut(t, out, name)
+			if threads == "2" && outs["1"+name] != outs["2"+name] {
+				t.Errorf("%s differs between --threads 1 and 2", name)
+			}
+		}
+	}
+	out := filepath.Join(dir, "out1")
+	// Each base, its exact copy and its near copy make a cluster of 3 for the first 10
+	// bases; the first (doc0N) is kept.
+	keep, drop := readOut(t, out, "keep.txt"), readOut(t, out, "drop.txt")
+	if strings.Count(keep, "\n") != 60 || strings.Count(drop, "\n") != 20 || !strings.HasPrefix(drop, "doc60\n") {
+		t.Fatalf("keep %d lines, drop %q", strings.Count(keep, "\n"), drop)
+	}
+	var c struct {
+		Cluster        int
+		Representative string
+		Size           int
+		Members        []struct {
+			ID         string
+			Exact      bool
+			Similarity float64
+		}
+	}
+	first := strings.SplitN(readOut(t, out, "clusters.jsonl"), "\n", 2)[0]
+	if err := json.Unmarshal([]byte(first), &c); err != nil || c.Representative != "doc00" || c.Size != 3 || !c.Members[1].Exact || c.Members[2].Similarity < 0.8 {
+		t.Fatalf("first cluster %s (%v)", first, err)
+	}
+	// The deduplicated corpus is the kept lines, unchanged and in order.
+	var want []string
+	for _, l := range lines {
+		var rec struct{ ID string }
+		if json.Unmarshal([]byte(l), &rec) == nil && strings.Contains(keep, rec.ID+"\n") {
+			want = append(want, l)
+		}
+	}
+	if got := readOut(t, out, "corpus/corpus.jsonl"); got != strings.Join(want, "\n")+"\n" {
+		t.Errorf("deduplicated corpus: %d bytes, want %d", len(got), len(strings.Join(want, "\n"))+1)
+	}
+	var sum dedupSummary
+	if err := json.Unmarshal([]byte(readOut(t, out, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Documents != 80 || sum.BadRecords != 1 || sum.Dropped != 20 || sum.Clusters != 10 || sum.PeakRSS == 0 || len(sum.Timings) < 4 {
+		t.Errorf("summary %+v", sum)
+	}
+	if !strings.Contains(readOut(t, out, "bad.jsonl"), `corpus.jsonl:42`) {
+		t.Error("bad.jsonl lacks the broken line")
+	}
+
+	// --keep priority: meta.rank 2 wins over the first.
+	out = filepath.Join(dir, "prio")
+	if _, stderr, code := run(t, "", "dedup", "--out", out, "--keep", "priority", "--priority-field", "meta.rank", "--method", "minhash", "--no-corpus", input); code != ExitOK {
+		t.Fatalf("priority: %s", stderr)
+	}
+	if strings.Contains(readOut(t, out, "keep.txt"), "doc00\n") {
+		t.Error("--keep priority kept doc00 (rank 0) over its copies")
+	}
+	if _, err := os.Stat(filepath.Join(out, "corpus")); !os.IsNotExist(err) {
+		t.Error("--no-corpus wrote a corpus")
+	}
+
+	// --on-error fail stops at the bad line.
+	if _, stderr, code := run(t, "", "dedup", "--out", filepath.Join(dir, "fail"), "--on-error", "fail", input); code != ExitError || !strings.Contains(stderr, "corpus.jsonl:42") {
+		t.Errorf("--on-error fail: exit %d, %q", code, stderr)
+	}
+	for _, bad := range [][]string{
+		{"dedup", input}, {"dedup", "--out", dir}, {"dedup", "--out", dir, "--method", "cosine", input},
+		{"dedup", "--out", dir, "--threshold", "2", input}, {"dedup", "--out", dir, "--keep", "newest", input},
+		{"dedup", "--out", dir, "--format", "csv", input}, {"dedup", "--out", dir, "--on-error", "retry", input},
+	} {
+		if _, _, code := run(t, "", bad...); code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", bad, code, ExitUsage)
+		}
+	}
+}
+
+// TestDedupWARCAndDir runs dedup on the corpus package's WARC fixture and a directory of
+// HTML pages from ../shared/eval, with extraction.
+func TestDedupWARCAndDir(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "warc")
+	if _, stderr, code := run(t, "", "dedup", "--out", out, "../../corpus/testdata/small.warc.gz"); code != ExitOK {
+		t.Fatalf("warc: %s", stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, "corpus")); len(entries) != 1 {
+		t.Errorf("warc: corpus/ holds %d files", len(entries))
+	}
+	pages := filepath.Join(dir, "pages")
+	os.MkdirAll(filepath.Join(pages, "b"), 0o755)
+	clang := "../../../shared/eval/debian-doc-versions/clang-15-vs-16/"
+	for _, p := range []struct{ from, to string }{
+		{"a-15.0.6/LTOVisibility.html", "a/LTOVisibility.html"},
+		{"b-16.0.6/LTOVisibility.html", "b/LTOVisibility.html"},
+		{"a-15.0.6/Toolchain.html", "a/Toolchain.html"},
+	} {
+		b, err := os.ReadFile(filepath.Join(clang, p.from))
+		if err != nil {
+			t.Skip("../shared/eval is not beside the checkout:", err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(pages, p.to)), 0o755)
+		os.WriteFile(filepath.Join(pages, p.to), b, 0o644)
+	}
+	out = filepath.Join(dir, "dir")
+	if _, stderr, code := run(t, "", "dedup", "--out", out, pages); code != ExitOK {
+		t.Fatalf("dir: %s", stderr)
+	}
+	if got := readOut(t, out, "drop.txt"); got != "b/LTOVisibility.html\n" {
+		t.Errorf("dir: dropped %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(out, "corpus", "a", "Toolchain.html")); err != nil {
+		t.Errorf("dir: corpus copy: %v", err)
+	}
+}
