@@ -46,7 +46,11 @@ require (
 )
 
 require (
+	// progressbar: neardup dedup's progress on a terminal (bytes of total, MB/s, ETA);
+	// widely used and maintained, and drawing a throttled, width-aware bar is not ours
+	// to hand-write.
 	github.com/schollz/progressbar/v3 v3.19.1
+	// x/term: whether standard error is a terminal, so that the bar shows only there.
 	golang.org/x/term v0.47.0
 )
 
