@@ -16,8 +16,8 @@ var evalCommand = &command{
 	args:    "--labels FILE --pairs pairs.jsonl",
 	summary: "precision, recall and F1 of a dedup run against labelled pairs, with a threshold sweep",
 	about: `Scores the pairs a 'neardup dedup' run found (its pairs.jsonl) against labelled
-duplicates, and prints a table: at the run's own threshold (all its pairs), and at every
-stricter threshold its pairs allow (MinHash similarity in steps of 0.05, SimHash distance
+duplicates, and prints a table: for all its pairs (the first row, with the loosest score
+among them), and at every stricter threshold its pairs allow (MinHash similarity in steps of 0.05, SimHash distance
 in steps of 1 bit), the pairs predicted, true and false positives, false negatives,
 precision, recall and F1.
 
@@ -121,6 +121,9 @@ func (c *evalCmd) run(e *env, args []string) error {
 			r.Threshold = "similarity >= " + strconv.FormatFloat(t, 'f', 4, 64)
 		} else {
 			r.Threshold = "distance <= " + strconv.FormatFloat(t, 'f', 0, 64)
+		}
+		if len(rows) == 0 {
+			r.Threshold = "all pairs (" + r.Threshold + ")"
 		}
 		for p, s := range found {
 			if (bySimilarity && s >= t-1e-9) || (!bySimilarity && s <= t) {

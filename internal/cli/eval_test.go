@@ -41,7 +41,7 @@ func TestEval(t *testing.T) {
 	// All pairs: a-b a-c b-c (exact), a-d b-d c-d (0.9), d-e (0.82) = 7 predicted; true
 	// b-c a-d c-d; labels 4 (d-e is below 0.8).
 	first := rows[0]
-	if first.Threshold != "similarity >= 0.8200" || first.Predicted != 7 || first.TP != 3 || first.FP != 4 || first.FN != 1 {
+	if first.Threshold != "all pairs (similarity >= 0.8200)" || first.Predicted != 7 || first.TP != 3 || first.FP != 4 || first.FN != 1 {
 		t.Fatalf("loosest row %+v", first)
 	}
 	last := rows[len(rows)-1]
