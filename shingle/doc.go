@@ -20,11 +20,13 @@
 //  3. Shingle: every run of K consecutive tokens is a shingle. A text with fewer than K
 //     tokens, but at least one, is a single shingle of all of them, so that short texts
 //     still have a feature; a text without tokens has no features.
-//  4. Hash: each shingle is hashed with XXH64 (seeded with Options.Seed), over its tokens
-//     joined by single spaces (Words), or over its K code points as they are in the
-//     normalized text (Chars). A Words token never contains a space, so the joined form is
-//     unambiguous, and any XXH64 implementation reproduces the features:
-//     xxh64(" ".join(tokens), seed) in Python.
+//  4. Hash: each unit (a word, or a code point for Chars) is hashed once, with XXH64
+//     (seed 0) of its UTF-8 bytes, and a shingle's hash chains the hashes u of its units
+//     in order: h = Options.Seed, then h = (h XOR u) * 0x9e3779b97f4a7c15 mod 2^64 for
+//     each unit, then the splitmix64 finalizer (Stafford's variant 13). The chain is
+//     order-sensitive and the finalizer spreads every bit of it over the feature; each
+//     unit is hashed once rather than once per shingle it is in. Any XXH64
+//     implementation reproduces the features; testdata/check_golden.py does in Python.
 //  5. Select and weigh: as a set (the default) each distinct hash once, sorted ascending;
 //     as a bag every occurrence in text order. Broder's "0 mod m" sampling
 //     (Options.SampleMod) keeps the hashes divisible by m. AppendWeighted attaches weights:
@@ -105,8 +107,8 @@
 //
 // # Caveats
 //
-//   - The feature hash is frozen: XXH64 with the seed, over the bytes described above,
-//     and golden vectors in testdata/golden.json pin it together with the normalization
+//   - The feature hash is frozen: the chain of XXH64 unit hashes described above, and
+//     golden vectors in testdata/golden.json pin it together with the normalization
 //     and tokenization. Changing any of them changes every feature, and so every stored
 //     SimHash and MinHash fingerprint, which would all have to be recomputed.
 //   - Normalization and case folding follow golang.org/x/text's tables (Unicode 15.0.0

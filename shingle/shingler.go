@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/internal/mix"
 )
 
 // window is how many bytes of raw text are normalized at a time. Both the string and the
@@ -40,19 +43,17 @@ type Shingler struct {
 	// is pushed as it is.
 	plainWords bool
 
-	// The shingle window: the last k units, joined by single spaces for Words, in
-	// win[starts[head]:] once k units have been pushed.
-	win    []byte
-	starts []int
-	head   int
-	units  int // units pushed in this text
-	sepOut bool
+	// The shingle window: the unit hashes of the last k units, each stored twice,
+	// at ring[i] and ring[i+k], so that they are ring[head:head+k] in order once k
+	// units have been pushed, and ring[:units] before that.
+	ring  []uint64
+	head  int
+	units int // units pushed in this text
 
 	out     []uint64 // the features of the text are out[base:]
 	base    int
 	yield   func([]byte) bool // Tokens: where units go instead of the window
 	stopped bool
-	digest  *xxhash.Digest
 
 	rbuf []byte // reader path: raw text
 	// minCompact is how many hashes AppendHashesReader appends to a set before it
@@ -101,12 +102,8 @@ func New(opt Options) (*Shingler, error) {
 func newShingler(opt Options) *Shingler {
 	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}, minCompact: 1 << 20}
 	s.z.init(&opt)
-	s.starts = make([]int, s.k)
-	s.sepOut = opt.Unit == Words
+	s.ring = make([]uint64, 2*s.k)
 	s.plainWords = opt.Unit == Words && !opt.RemoveStopWords
-	if opt.Seed != 0 {
-		s.digest = xxhash.NewWithSeed(opt.Seed)
-	}
 	return s
 }
 
@@ -245,7 +242,7 @@ func (s *Shingler) begin(dst []uint64) {
 func (s *Shingler) reset() {
 	s.norm, s.np = s.norm[:0], 0
 	s.sep, s.stopped = false, false
-	s.win, s.head, s.units = s.win[:0], 0, 0
+	s.head, s.units = 0, 0
 }
 
 // end finishes the text and returns the features.
@@ -263,7 +260,7 @@ func (s *Shingler) end() []uint64 {
 // flushShort emits the single shingle of a text with fewer than k units.
 func (s *Shingler) flushShort() {
 	if s.units > 0 && s.units < s.k {
-		s.emit(s.hash(s.win))
+		s.emit(s.hash(s.ring[:s.units]))
 	}
 }
 
@@ -301,43 +298,47 @@ func (s *Shingler) push(u []byte) {
 		s.units++
 		return
 	}
-	if len(s.win) >= 4096 && len(s.win) >= 2*s.k*(maxSegment+1) && s.units >= s.k {
-		// Keep the last k-1 units, moved to the front.
-		next := s.head + 1
-		if next == s.k {
-			next = 0
-		}
-		from := s.starts[next]
-		if s.k == 1 {
-			from = len(s.win)
-		}
-		s.win = s.win[:copy(s.win, s.win[from:])]
-		for i := range s.starts {
-			s.starts[i] -= from
-		}
-	}
-	if s.sepOut && len(s.win) > 0 {
-		s.win = append(s.win, ' ')
-	}
-	s.starts[s.head] = len(s.win)
-	s.win = append(s.win, u...)
+	h := unitHash(u)
+	s.ring[s.head], s.ring[s.head+s.k] = h, h
 	s.units++
 	if s.head++; s.head == s.k {
 		s.head = 0
 	}
 	if s.units >= s.k {
-		s.emit(s.hash(s.win[s.starts[s.head]:]))
+		s.emit(s.hash(s.ring[s.head : s.head+s.k]))
 	}
 }
 
-// hash is the frozen feature hash: XXH64 with the seed of the shingle's bytes.
-func (s *Shingler) hash(b []byte) uint64 {
-	if s.digest == nil {
-		return xxhash.Sum64(b)
+// unitHash is the frozen hash of one unit: XXH64 (seed 0) of its bytes, looked up for
+// the single ASCII characters.
+func unitHash(u []byte) uint64 {
+	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		return asciiHash[u[0]]
 	}
-	s.digest.ResetWithSeed(s.opt.Seed)
-	s.digest.Write(b)
-	return s.digest.Sum64()
+	return xxhash.Sum64(u)
+}
+
+// asciiHash holds unitHash of each ASCII character.
+var asciiHash = func() (t [utf8.RuneSelf]uint64) {
+	for c := range t {
+		t[c] = xxhash.Sum64([]byte{byte(c)})
+	}
+	return t
+}()
+
+// shingleMul is the odd multiplier that chains the unit hashes of a shingle.
+const shingleMul = 0x9e3779b97f4a7c15
+
+// hash is the frozen feature hash of the shingle whose units have the hashes us, in
+// order: starting from the seed, each unit hash is XORed in and the sum multiplied by
+// shingleMul (mod 2^64), and the result goes through mix.Splitmix64. The chain is
+// order-sensitive, and the finalizer spreads every bit of it over the feature.
+func (s *Shingler) hash(us []uint64) uint64 {
+	h := s.opt.Seed
+	for _, u := range us {
+		h = (h ^ u) * shingleMul
+	}
+	return mix.Splitmix64(h)
 }
 
 // emit appends a feature hash that survives sampling.

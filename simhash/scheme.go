@@ -19,8 +19,8 @@ const (
 	// folding, accents and punctuation removed, UAX #29 words, every CJK character a
 	// word), as a set with unit weights, then Compute. That is,
 	// Compute(shingle.Hashes(text, shingle.Options{K: 2})): each distinct pair of
-	// consecutive words counts once, hashed with XXH64 (seed 0) over the two words joined
-	// by a space; a text of one word has that word as its single feature, and a text
+	// consecutive words counts once, with package shingle's feature hash (seed 0) of the
+	// two words; a text of one word has that word as its single feature, and a text
 	// without words gets 0.
 	//
 	// Measured by internal/accuracy on labelled sets (it prints the full tables, and

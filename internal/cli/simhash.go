@@ -19,7 +19,7 @@ var simhashCommand = &command{
 or there is none) as 16 lowercase hex digits, two spaces and the name, like sha256sum:
 
   $ echo 'The quick brown fox jumps over the lazy dog' | neardup simhash
-  8113ff07188a9990  -
+  3ea61a21f43d1e8e  -
 
 With --lines every line is a document of its own (its "\n" or "\r\n" removed) and the
 name is followed by ":" and the line number. Any bytes are accepted, valid UTF-8 or not.
