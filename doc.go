@@ -2,7 +2,7 @@
 // module; the work is done by one package per step of the data flow, each usable alone:
 //
 //	text -> shingle   normalize (NFKC, case, accents, punctuation), tokenize (UAX #29 words,
-//	                  CJK characters), k-shingles hashed with a frozen seeded chain of XXH64
+//	                  CJK characters), k-shingles hashed with a frozen seeded chain of word hashes
 //	     -> simhash   64-bit SimHash of the features (simhash.SchemeNeardup is the measured
 //	                  default text pipeline; simhash.SchemeSimhashPy is seomoz simhash-py's)
 //	     -> minhash   MinHash signatures (one permutation hashing with optimal

@@ -59,10 +59,10 @@ func ExampleShingler_AppendHashes() {
 	// A bag keeps the shingles in text order: "a rose" comes again at the end.
 	fmt.Println(hs[0] == hs[3])
 	// Output:
-	// 9bc68fc43392e1d9
-	// b295cb9e2b460644
-	// d0d1645eff2aa3e9
-	// 9bc68fc43392e1d9
+	// 9c1ebb04019ce8c5
+	// ec8ba8c9aadc687d
+	// 9cfa16209418672e
+	// 9c1ebb04019ce8c5
 	// true
 }
 
@@ -79,8 +79,8 @@ func ExampleShingler_AppendWeighted() {
 	}
 	// Output:
 	// not 1
-	// to 2
 	// be 2
+	// to 2
 	// or 1
 }
 

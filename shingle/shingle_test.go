@@ -4,26 +4,54 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/neardup/neardup/internal/mix"
 )
 
-// feature is the frozen feature hash as the package documentation states it: XXH64
-// (seed 0) of each unit, chained from the seed by XOR and multiplication by
-// 0x9e3779b97f4a7c15, then splitmix64.
+// feature is the frozen feature hash as the package documentation states it: refUnitHash
+// of each unit, chained from the seed by XOR and multiplication by 0x9e3779b97f4a7c15,
+// then splitmix64.
 func feature(seed uint64, units ...string) uint64 {
 	h := seed
 	for _, u := range units {
-		h = (h ^ xxhash.Sum64String(u)) * 0x9e3779b97f4a7c15
+		h = (h ^ refUnitHash(u)) * 0x9e3779b97f4a7c15
 	}
 	return mix.Splitmix64(h)
+}
+
+// refUnitHash is the unit hash as the documentation of unitHash states it, byte by byte.
+func refUnitHash(u string) uint64 {
+	le := func(i int) uint64 { // the 8 bytes at u[i:], or fewer, little-endian
+		var x uint64
+		for j := min(len(u), i+8) - 1; j >= i; j-- {
+			x = x<<8 | uint64(u[j])
+		}
+		return x
+	}
+	n := len(u)
+	if n < 8 {
+		return mix.Splitmix64(le(0) | uint64(n)<<56)
+	}
+	mum := func(x, y uint64) uint64 {
+		hi, lo := bits.Mul64(x, y)
+		return hi ^ lo
+	}
+	h := uint64(n)
+	i := 0
+	for ; n-i > 16; i += 16 {
+		h = mum(le(i)^0xa0761d6478bd642f, le(i+8)^0xe7037ed1a0b428db^h)
+	}
+	a := 0
+	if n > 16 {
+		a = n - 16
+	}
+	return mix.Splitmix64(mum(le(a)^0xa0761d6478bd642f, le(n-8)^0xe7037ed1a0b428db^h))
 }
 
 // oracle computes the features of text the slow, obvious way from its tokens: every

@@ -1,12 +1,11 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"iter"
-	"unicode/utf8"
-
-	"github.com/cespare/xxhash/v2"
+	"math/bits"
 
 	"github.com/neardup/neardup/internal/mix"
 )
@@ -309,22 +308,59 @@ func (s *Shingler) push(u []byte) {
 	}
 }
 
-// unitHash is the frozen hash of one unit: XXH64 (seed 0) of its bytes, looked up for
-// the single ASCII characters.
+// unitHash is the frozen hash of one unit u of n bytes, each 8-byte group read as a
+// little-endian number:
+//
+//   - n < 8: splitmix64(x | n<<56), where x is the n bytes. It is a bijection, so
+//     distinct short units (most words) never collide.
+//   - n >= 8: h = n; then, for bytes i..i+16 (a, b) with i = 0, 16, 32, ... while more
+//     than 16 bytes are left from i, h = mum(a ^ unitP0, b ^ unitP1 ^ h); then the same
+//     step for the last 16 bytes, or, when n <= 16, for the first 8 and the last 8
+//     (which overlap); the unit hash is splitmix64(h). mum(x, y) is the 128-bit product
+//     x*y with its halves XORed, as in wyhash.
+//
+// It costs a few nanoseconds for a word, against about 20 for XXH64, and TestUnitHash
+// checks its avalanche and that a large vocabulary has no collisions.
 func unitHash(u []byte) uint64 {
-	if len(u) == 1 && u[0] < utf8.RuneSelf {
-		return asciiHash[u[0]]
+	n := len(u)
+	if n >= 8 {
+		return longUnitHash(u)
 	}
-	return xxhash.Sum64(u)
+	var x uint64
+	if cap(u) >= 8 {
+		// One load of the 8 bytes at u, the ones past its end masked off.
+		x = binary.LittleEndian.Uint64(u[:8]) & (1<<(8*n) - 1)
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			x = x<<8 | uint64(u[i])
+		}
+	}
+	return mix.Splitmix64(x | uint64(n)<<56)
 }
 
-// asciiHash holds unitHash of each ASCII character.
-var asciiHash = func() (t [utf8.RuneSelf]uint64) {
-	for c := range t {
-		t[c] = xxhash.Sum64([]byte{byte(c)})
+// longUnitHash is unitHash for units of 8 bytes or more.
+func longUnitHash(u []byte) uint64 {
+	n := len(u)
+	h := uint64(n)
+	i := 0
+	for ; n-i > 16; i += 16 {
+		h = mum(binary.LittleEndian.Uint64(u[i:])^unitP0, binary.LittleEndian.Uint64(u[i+8:])^unitP1^h)
 	}
-	return t
-}()
+	last := max(n-16, 0) // the last 16 bytes; for n <= 16, the first 8 and the last 8
+	return mix.Splitmix64(mum(binary.LittleEndian.Uint64(u[last:])^unitP0, binary.LittleEndian.Uint64(u[n-8:])^unitP1^h))
+}
+
+// Constants of unitHash: wyhash's.
+const (
+	unitP0 = 0xa0761d6478bd642f
+	unitP1 = 0xe7037ed1a0b428db
+)
+
+// mum returns the 128-bit product of x and y with its halves XORed.
+func mum(x, y uint64) uint64 {
+	hi, lo := bits.Mul64(x, y)
+	return hi ^ lo
+}
 
 // shingleMul is the odd multiplier that chains the unit hashes of a shingle.
 const shingleMul = 0x9e3779b97f4a7c15

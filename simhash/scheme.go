@@ -91,7 +91,7 @@ func (s *Scheme) UnmarshalText(text []byte) error {
 
 // Fingerprint returns the 64-bit SimHash of text under scheme s. It is safe for concurrent
 // use and does not keep text. SchemeSimhashPy is PyFingerprint. SchemeNeardup costs
-// shingling the text (normalization, segmentation, one XXH64 per word and a radix sort of
+// shingling the text (normalization, segmentation, one hash per word and a radix sort of
 // the shingle hashes) and a Compute of the distinct ones, which is about 1% of the time.
 // It takes a Shingler and its buffers from a sync.Pool, so it allocates nothing once they
 // have grown, except where package shingle allocates (it normalizes a character

@@ -103,16 +103,16 @@ func TestSchemeNeardupGolden(t *testing.T) {
 	}{
 		{"", nil, 0},
 		{"  ,.;  — …", nil, 0},
-		{"a", []string{"a"}, 0x99a379538e29638c},
-		{"Hello, World!", []string{"hello world"}, 0x19cbb1b02f9bbe78},
-		{"HELLO\u3000world\t", []string{"hello world"}, 0x19cbb1b02f9bbe78},
-		{"Straße", []string{"strasse"}, 0xb4c0272ec80d2088},                // full case folding
-		{"ＣＡＦÉ, naïve", []string{"cafe naive"}, 0xcd52585ba7b00505},        // NFKC and accent folding
-		{"don't e-mail", []string{"dont e", "e mail"}, 0x8009a421a0540010}, // punctuation
-		{"東京で", []string{"東 京", "京 で"}, 0x000008040c040841},                // CJK characters are words
-		{"a b c d", []string{"a b", "b c", "c d"}, 0xe4bb763f5905072f},
-		{"a b a b a b", []string{"a b", "b a"}, 0x308b320400110484},          // a set: "a b" counts once
-		{"1 2 3 2024", []string{"1 2", "2 3", "3 2024"}, 0x64f631fa614b828d}, // numbers are kept
+		{"a", []string{"a"}, 0x165740d357fbee05},
+		{"Hello, World!", []string{"hello world"}, 0x912b8be890d297f9},
+		{"HELLO\u3000world\t", []string{"hello world"}, 0x912b8be890d297f9},
+		{"Straße", []string{"strasse"}, 0xbbaf08c0602d405e},                // full case folding
+		{"ＣＡＦÉ, naïve", []string{"cafe naive"}, 0x1bfa6509e87afd94},        // NFKC and accent folding
+		{"don't e-mail", []string{"dont e", "e mail"}, 0x0150a250c4004008}, // punctuation
+		{"東京で", []string{"東 京", "京 で"}, 0x84820014654d2030},                // CJK characters are words
+		{"a b c d", []string{"a b", "b c", "c d"}, 0x2d9801b80928af2b},
+		{"a b a b a b", []string{"a b", "b a"}, 0x342a0500d008a305},          // a set: "a b" counts once
+		{"1 2 3 2024", []string{"1 2", "2 3", "3 2024"}, 0x360c91fce62c3bf1}, // numbers are kept
 	} {
 		hs := make([]uint64, len(c.shingles))
 		for i, sh := range c.shingles {

@@ -3,18 +3,16 @@
 
 For ASCII text without apostrophes the default pipeline is: lower-case, words are runs of
 [a-z0-9], and the units are the words (or the characters of the words joined by single
-spaces). Each unit is hashed with XXH64 (seed 0); a shingle of K units (or of all of them,
+spaces). Each unit is hashed as unit_hash below states; a shingle of K units (or of all of them,
 if fewer) starts from the seed, XORs in each unit hash and multiplies by 0x9e3779b97f4a7c15
 modulo 2^64, and ends with the splitmix64 finalizer. The features are then sampled, then
 made distinct and sorted (sets).
-Needs the xxhash module (Debian: python3-xxhash). Run from the shingle folder:
+Needs only the standard library. Run from the shingle folder:
     python3 testdata/check_golden.py
 """
 import json
 import re
 import sys
-
-import xxhash
 
 golden = json.load(open("testdata/golden.json"))
 
@@ -44,10 +42,33 @@ def splitmix64(x):
     return x ^ (x >> 31)
 
 
+def mum(x, y):
+    p = x * y
+    return (p >> 64) ^ (p & M)
+
+
+def unit_hash(u):
+    """Short units (< 8 bytes): splitmix64 of the bytes, little-endian, with the length
+    in the top byte. Longer: h = length, then h = mum(a ^ P0, b ^ P1 ^ h) for each 16
+    bytes (a, b little-endian) while more than 16 are left, then for the last 16 (for
+    8 to 16 bytes: the first 8 and the last 8), then splitmix64."""
+    b = u.encode()
+    n = len(b)
+    le = lambda i: int.from_bytes(b[i:i + 8], "little")
+    if n < 8:
+        return splitmix64(le(0) | n << 56)
+    p0, p1 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+    h, i = n, 0
+    while n - i > 16:
+        h = mum(le(i) ^ p0, le(i + 8) ^ p1 ^ h)
+        i += 16
+    return splitmix64(mum(le(max(n - 16, 0)) ^ p0, le(n - 8) ^ p1 ^ h))
+
+
 def feature(units, seed):
     h = seed
     for u in units:
-        h = ((h ^ xxhash.xxh64_intdigest(u.encode())) * 0x9e3779b97f4a7c15) & M
+        h = ((h ^ unit_hash(u)) * 0x9e3779b97f4a7c15) & M
     return splitmix64(h)
 
 
@@ -68,6 +89,10 @@ cases = {
     "seeded-sampled": features(shingles(words(
         "It was the best of times, it was the worst of times, it was the age of wisdom, "
         "it was the age of foolishness"), 5), seed=0x9E3779B97F4A7C15, mod=2),
+    "long-words": features(shingles(words(
+        "Supercalifragilisticexpialidocious antidisestablishmentarianism "
+        "pneumonoultramicroscopicsilicovolcanoconiosis incomprehensibilities "
+        "characteristically sesquipedalian"), 2)),
     "short": features(shingles(words("Hello, world"), 5)),
     "empty": [],
 }
