@@ -283,6 +283,10 @@ func TestAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(10, func() { dst = s.AppendHashes(dst[:0], c.text) }); n != 0 {
 			t.Errorf("%s: AppendHashes allocates %v times per call", c.name, n)
 		}
+		dst = s.AppendDistinct(dst[:0], c.text)
+		if n := testing.AllocsPerRun(10, func() { dst = s.AppendDistinct(dst[:0], c.text) }); n != 0 {
+			t.Errorf("%s: AppendDistinct allocates %v times per call", c.name, n)
+		}
 		fs := s.AppendWeighted(nil, c.text)
 		if n := testing.AllocsPerRun(10, func() { fs = s.AppendWeighted(fs[:0], c.text) }); n != 0 {
 			t.Errorf("%s: AppendWeighted allocates %v times per call", c.name, n)

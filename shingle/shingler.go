@@ -61,6 +61,7 @@ type Shingler struct {
 	minCompact int
 	hashes     []uint64 // AppendWeighted: features before weighting
 	sorter     sorter
+	distinct   distinct
 }
 
 // New returns a Shingler for opt, or an error wrapping ErrOptions that says which option
@@ -126,6 +127,25 @@ func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
 	s.begin(dst)
 	s.runString(text)
 	return s.end()
+}
+
+// AppendDistinct appends the distinct feature hashes of text to dst, in the order of
+// their first occurrence, and returns the extended slice: the set that AppendHashes
+// gives, unsorted, for consumers to which order does not matter (simhash.Compute). It
+// finds them with a hash set instead of sorting, which takes a fifth of the instructions
+// of word 2-shingling 64 KB of English; the set's table, 16 to 32 bytes per shingle, is
+// kept with the Shingler's buffers. Options.Bag and Options.Weighting are ignored. It
+// does not keep dst or text, and allocates only to grow dst and the Shingler's buffers
+// (see Shingler).
+func (s *Shingler) AppendDistinct(dst []uint64, text string) []uint64 {
+	s.begin(dst)
+	s.runString(text)
+	s.flushShort()
+	out := s.out
+	out = out[:s.base+s.distinct.unique(out[s.base:])]
+	s.out = nil
+	s.reset()
+	return out
 }
 
 // AppendHashesReader is AppendHashes for the text that r yields until io.EOF. It reads

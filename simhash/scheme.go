@@ -91,13 +91,14 @@ func (s *Scheme) UnmarshalText(text []byte) error {
 
 // Fingerprint returns the 64-bit SimHash of text under scheme s. It is safe for concurrent
 // use and does not keep text. SchemeSimhashPy is PyFingerprint. SchemeNeardup costs
-// shingling the text (normalization, segmentation, one hash per word and a radix sort of
-// the shingle hashes) and a Compute of the distinct ones, which is about 1% of the time.
+// shingling the text (normalization, segmentation, one hash per word and a hash set that
+// keeps the distinct shingle hashes: shingle.Shingler.AppendDistinct) and a Compute of
+// the distinct ones, which is about 1% of the time.
 // It takes a Shingler and its buffers from a sync.Pool, so it allocates nothing once they
 // have grown, except where package shingle allocates (it normalizes a character
 // followed by combining marks, such as "e" and U+0301 or a Devanagari consonant and its
 // vowel sign, through x/text, which allocates for some of them) and for texts of more
-// than about 65,000 words, whose buffers (16 bytes per word) are dropped instead of being
+// than about 65,000 words, whose buffers (24 to 40 bytes per word) are dropped instead of being
 // kept in the pool.
 // Fingerprint panics if s is not a declared Scheme.
 func (s Scheme) Fingerprint(text string) uint64 {
@@ -115,8 +116,8 @@ var neardupOptions = shingle.Options{K: 2}
 
 // maxPooledFeatures is the capacity, in hashes, of the largest feature buffer that goes
 // back to neardupPool: 512 KiB, enough for about 400 KB of English. The buffer holds every
-// shingle of a text before they are made distinct, and a Shingler that sorted them holds
-// as much again, so pooling the state of one huge text would keep its memory alive.
+// shingle of a text before they are made distinct, and the Shingler's hash set two to four
+// times as much, so pooling the state of one huge text would keep its memory alive.
 const maxPooledFeatures = 1 << 16
 
 // neardupState is a Shingler with its feature buffer. A Shingler is not safe for
@@ -137,7 +138,7 @@ var neardupPool = sync.Pool{New: func() any {
 // neardupFingerprint implements SchemeNeardup.
 func neardupFingerprint(text string) uint64 {
 	st := neardupPool.Get().(*neardupState)
-	st.features = st.s.AppendHashes(st.features[:0], text)
+	st.features = st.s.AppendDistinct(st.features[:0], text)
 	fp := Compute(st.features)
 	if cap(st.features) <= maxPooledFeatures {
 		neardupPool.Put(st)
