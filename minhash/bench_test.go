@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,8 +83,9 @@ var debianText = sync.OnceValues(func() ([]string, error) {
 })
 
 // BenchmarkSignatureFromText measures the MinHash pipeline from text, document by
-// document, on the debian-doc-versions visible text: package shingle's defaults (word
-// 5-shingles as a set) and a K=128 signature. MB/s counts the text's bytes.
+// document, on the debian-doc-versions visible text: package shingle's default
+// normalization and word 5-shingles, as a bag (whose signature is the set's; see
+// TestSignatureOfBag), and a K=128 signature. MB/s counts the text's bytes.
 func BenchmarkSignatureFromText(b *testing.B) {
 	texts, err := debianText()
 	if err != nil {
@@ -93,7 +95,7 @@ func BenchmarkSignatureFromText(b *testing.B) {
 	for _, t := range texts {
 		n += len(t)
 	}
-	s, err := shingle.New(shingle.Options{})
+	s, err := shingle.New(shingle.Options{Bag: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,5 +154,25 @@ func BenchmarkEditSimilarity(b *testing.B) {
 				minhash.EditSimilarity(x, y)
 			}
 		})
+	}
+}
+
+// TestSignatureOfBag checks what BenchmarkSignatureFromText and the package
+// documentation rely on: on every debian-doc-versions text, the signature of the bag of
+// word 5-shingles equals the signature of their sorted set, at K = 128 and another seed.
+func TestSignatureOfBag(t *testing.T) {
+	texts, err := debianText()
+	if err != nil {
+		t.Skip(err)
+	}
+	set, _ := shingle.New(shingle.Options{})
+	bag, _ := shingle.New(shingle.Options{Bag: true})
+	for _, h := range []minhash.Hasher{{}, {K: 64, Seed: 7}} {
+		for i, text := range texts {
+			want := h.Signature(set.AppendHashes(nil, text))
+			if got := h.Signature(bag.AppendHashes(nil, text)); !slices.Equal(got, want) {
+				t.Fatalf("%+v, text %d: the bag's signature differs from the set's", h, i)
+			}
+		}
 	}
 }

@@ -139,7 +139,9 @@ func (c *minhashCmd) run(e *env, args []string) error {
 	if c.format != "hex" && c.format != "json" {
 		return usagef("--format %q is not a format; use hex or json", c.format)
 	}
-	s, err := shingle.New(c.features.options(shingle.Uniform))
+	opt := c.features.options(shingle.Uniform)
+	opt.Bag = true // a bag has its set's signature, and needs no sort
+	s, err := shingle.New(opt)
 	if err != nil {
 		return err
 	}
