@@ -87,9 +87,16 @@ func (s *Shingler) segment(atEOF bool) {
 	if !s.opt.MaskNumbers {
 		skip = 0
 	}
+	// fast: words are pushed as they are, and pushing never stops the loop (no Tokens).
+	fast := s.plainWords && s.yield == nil
 	for p < len(b) && !s.stopped {
-		// The common case in English: a word of letters, then a space and more ASCII.
-		if cl := byteClass[b[p]]; s.plainWords && cl&cLetter != 0 && cl&skip == 0 {
+		// The common case in English: a word of letters, then a space and more ASCII; a
+		// loop of its own, which keeps its state in registers.
+		for fast && p < len(b) {
+			cl := byteClass[b[p]]
+			if cl&cLetter == 0 || cl&skip != 0 {
+				break
+			}
 			i := p + 1
 			for i+8 <= len(b) {
 				n := nonLetters(binary.LittleEndian.Uint64(b[i:]))
@@ -102,20 +109,24 @@ func (s *Shingler) segment(atEOF bool) {
 			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
 				i++
 			}
-			if i+1 < len(b) && i-p < maxSegment {
-				if c, n := b[i], b[i+1]; c == ' ' && n < utf8.RuneSelf {
-					s.push(b[p:i])
-					p = i + 1
-					continue
-				} else if cl, ncl := byteClass[c], byteClass[n]; cl&(cWord|cHigh) == 0 && ncl&cHigh == 0 &&
-					(cl&cMidLetter == 0 || ncl&cLetter == 0) {
-					// Punctuation, whitespace or a control character that ends the word:
-					// only . ' : join letters, and only when a letter follows (WB6/WB7).
-					s.push(b[p:i])
-					p = i
-					continue
-				}
+			if i+1 >= len(b) || i-p >= maxSegment {
+				break
 			}
+			if c, n := b[i], b[i+1]; c == ' ' && n < utf8.RuneSelf {
+				s.push(b[p:i])
+				p = i + 1
+			} else if cl, ncl := byteClass[c], byteClass[n]; cl&(cWord|cHigh) == 0 && ncl&cHigh == 0 &&
+				(cl&cMidLetter == 0 || ncl&cLetter == 0) {
+				// Punctuation, whitespace or a control character that ends the word:
+				// only . ' : join letters, and only when a letter follows (WB6/WB7).
+				s.push(b[p:i])
+				p = i
+			} else {
+				break
+			}
+		}
+		if p == len(b) {
+			break
 		}
 		if c := b[p]; c < utf8.RuneSelf {
 			cl := asciiClass[c]
@@ -349,6 +360,38 @@ func (s *Shingler) word(seg []byte, flags uint8) {
 // KeepPunct) and with every run of digits, including single separators between digits,
 // replaced by "0" (if MaskNumbers). The result is in s.tok.
 func (s *Shingler) edit(seg []byte) []byte {
+	if !s.opt.MaskNumbers {
+		return s.dropPunct(seg)
+	}
+	return s.editGeneral(seg)
+}
+
+// dropPunct is edit without MaskNumbers, the common case (a word with an apostrophe or a
+// dot inside), a byte at a time for ASCII; TestEditFastPath checks it against
+// editGeneral.
+func (s *Shingler) dropPunct(seg []byte) []byte {
+	t := s.tok[:0]
+	for i := 0; i < len(seg); {
+		c := seg[i]
+		if c < utf8.RuneSelf {
+			if s.opt.KeepPunct || asciiClass[c]&cPunct == 0 {
+				t = append(t, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(seg[i:])
+		if s.opt.KeepPunct || !isPunct(r) {
+			t = append(t, seg[i:i+size]...)
+		}
+		i += size
+	}
+	s.tok = t
+	return t
+}
+
+// editGeneral is edit, a rune at a time.
+func (s *Shingler) editGeneral(seg []byte) []byte {
 	t := s.tok[:0]
 	mask, drop := s.opt.MaskNumbers, !s.opt.KeepPunct
 	inNum := false

@@ -286,3 +286,27 @@ func TestNonLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestEditFastPath checks dropPunct, edit's path without MaskNumbers, against the
+// general one on random words dense in punctuation, digits and non-ASCII characters.
+func TestEditFastPath(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "9", "_", ".", "'", ",", ";", ":", "-", "é", "’", "\u00ad", "\u200d", "—", "中", "😀", "\u0301"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, opt := range []Options{{}, {KeepPunct: true}} {
+		s, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20000 {
+			var b strings.Builder
+			for range rng.IntN(12) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			seg := []byte(b.String())
+			want := string(s.editGeneral(seg))
+			if got := string(s.dropPunct(seg)); got != want {
+				t.Fatalf("%+v: dropPunct(%q) = %q, editGeneral %q", opt, seg, got, want)
+			}
+		}
+	}
+}
