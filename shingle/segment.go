@@ -121,12 +121,24 @@ func (s *Shingler) segment(atEOF bool) {
 				// only . ' : join letters, and only when a letter follows (WB6/WB7).
 				s.push(b[p:i])
 				p = i
+			} else if ok, joins := typoPunct(b, i); ok && (!joins || byteClass[b[i+3]]&cLetter == 0) {
+				// A typographic dash or quote that ends the word: ‘ and ’ join letters
+				// like ' (WB6/WB7), the others never do.
+				s.push(b[p:i])
+				p = i
 			} else {
 				break
 			}
 		}
 		if p == len(b) {
 			break
+		}
+		if ok, _ := typoPunct(b, p); ok {
+			// A segment of its own: nothing joins it to the ASCII character after it, and
+			// p is a boundary.
+			s.punct(b[p : p+3])
+			p += 3
+			continue
 		}
 		if c := b[p]; c < utf8.RuneSelf {
 			cl := asciiClass[c]
@@ -190,6 +202,24 @@ func (s *Shingler) segment(atEOF bool) {
 		p += adv
 	}
 	s.np = p
+}
+
+// typoPunct reports whether b[i:] starts with a typographic dash or quote (U+2013,
+// U+2014, U+2018, U+2019, U+201C or U+201D, the non-ASCII punctuation of most English
+// text after NFKC) followed by an ASCII character, and whether it is U+2018 or U+2019,
+// which UAX #29 lets join letters (MidNumLet). Without this, each of them would take the
+// uax29 package and the Unicode tables; TestASCIIFastPath checks the two agree.
+func typoPunct(b []byte, i int) (ok, joins bool) {
+	if i+3 >= len(b) || b[i] != 0xE2 || b[i+1] != 0x80 || b[i+3] >= utf8.RuneSelf {
+		return false, false
+	}
+	switch b[i+2] {
+	case 0x93, 0x94, 0x9C, 0x9D:
+		return true, false
+	case 0x98, 0x99:
+		return true, true
+	}
+	return false, false
 }
 
 // nonLetters returns the high bit of each of the eight bytes of x (little-endian) that

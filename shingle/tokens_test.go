@@ -166,7 +166,7 @@ func uaxTokens(text string) []string {
 // non-ASCII characters nearby.
 func TestASCIIFastPath(t *testing.T) {
 	const alphabet = "aZ09_.':,;-\" \t\n\r/x"
-	extra := []string{"é", "\u0301", "\u00ad", "\u200d", "\u3000", "’", "中", "😀"}
+	extra := []string{"é", "\u0301", "\u00ad", "\u200d", "\u3000", "‘", "’", "“", "”", "–", "—", "\u2024", "\u201a", "中", "😀"}
 	opt := rawOptions
 	opt.K, opt.Bag = 1, true
 	bag1, err := New(opt)
