@@ -98,16 +98,18 @@ func (s *Shingler) segment(atEOF bool) {
 				break
 			}
 			i := p + 1
-			for i+8 <= len(b) {
-				n := nonLetters(binary.LittleEndian.Uint64(b[i:]))
-				if n != 0 {
-					i += bits.TrailingZeros64(n) >> 3
+			for {
+				if i+8 > len(b) {
+					for i < len(b) && byteClass[b[i]]&cLetter != 0 {
+						i++
+					}
+					break
+				}
+				if n := nonLetters(binary.LittleEndian.Uint64(b[i:])); n != 0 {
+					i += bits.TrailingZeros64(n) >> 3 // the first byte that is not a letter
 					break
 				}
 				i += 8
-			}
-			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
-				i++
 			}
 			if i+1 >= len(b) || i-p >= maxSegment {
 				break
