@@ -181,6 +181,11 @@ func SimHashes(docs []evaldata.Doc, opt shingle.Options) ([]uint64, error) {
 	var hs []uint64
 	var ws []float64
 	for i, d := range docs {
+		if opt.Weighting == shingle.Uniform && !opt.Bag {
+			hs = s.AppendDistinct(hs[:0], d.Text) // SchemeNeardup's way, without a sort
+			out[i] = simhash.Compute(hs)
+			continue
+		}
 		fs = s.AppendWeighted(fs[:0], d.Text)
 		hs, ws = hs[:0], ws[:0]
 		for _, f := range fs {
@@ -218,14 +223,20 @@ func SimHashPairs(fps []uint64, k int) (map[Pair]bool, error) {
 }
 
 // SimHashSweep returns the score of SimHash at every k in 0..maxK against the reference
-// pairs at threshold t.
+// pairs at threshold t: one search at maxK, whose pairs within k bits are those found at k.
 func SimHashSweep(c *Corpus, fps []uint64, t float64, maxK int) ([]Score, error) {
 	ref := c.Positives(t)
+	all, err := SimHashPairs(fps, maxK)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Score, maxK+1)
 	for k := range out {
-		found, err := SimHashPairs(fps, k)
-		if err != nil {
-			return nil, err
+		found := map[Pair]bool{}
+		for p := range all {
+			if simhash.Distance(fps[p.A], fps[p.B]) <= k {
+				found[p] = true
+			}
 		}
 		out[k] = score(found, ref)
 	}
