@@ -42,11 +42,10 @@ type Shingler struct {
 	// is pushed as it is.
 	plainWords bool
 
-	// The shingle window: the unit hashes of the last k units, each stored twice,
-	// at ring[i] and ring[i+k], so that they are ring[head:head+k] in order once k
-	// units have been pushed, and ring[:units] before that.
-	ring  []uint64
-	head  int
+	// uh holds the hashes of the units pushed since the last shingles call, after the
+	// last k-1 units before them: each window's units are hashed as segment finds them,
+	// and its shingles in one loop afterwards, which keeps both loops tight.
+	uh    []uint64
 	units int // units pushed in this text
 
 	out     []uint64 // the features of the text are out[base:]
@@ -102,7 +101,6 @@ func New(opt Options) (*Shingler, error) {
 func newShingler(opt Options) *Shingler {
 	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}, minCompact: 1 << 20}
 	s.z.init(&opt)
-	s.ring = make([]uint64, 2*s.k)
 	s.plainWords = opt.Unit == Words && !opt.RemoveStopWords
 	return s
 }
@@ -132,9 +130,9 @@ func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
 // AppendDistinct appends the distinct feature hashes of text to dst, in the order of
 // their first occurrence, and returns the extended slice: the set that AppendHashes
 // gives, unsorted, for consumers to which order does not matter (simhash.Compute). It
-// finds them with a hash set instead of sorting, which takes a fifth of the instructions
-// of word 2-shingling 64 KB of English; the set's table, 16 to 32 bytes per shingle, is
-// kept with the Shingler's buffers. Options.Bag and Options.Weighting are ignored. It
+// finds them with a hash set instead of sorting them (the sort is about a fifth of the
+// instructions of word 2-shingling 64 KB of English); the set's table, 16 to 32 bytes
+// per shingle, is kept with the Shingler's buffers. Options.Bag and Options.Weighting are ignored. It
 // does not keep dst or text, and allocates only to grow dst and the Shingler's buffers
 // (see Shingler).
 func (s *Shingler) AppendDistinct(dst []uint64, text string) []uint64 {
@@ -261,7 +259,7 @@ func (s *Shingler) begin(dst []uint64) {
 func (s *Shingler) reset() {
 	s.norm, s.np = s.norm[:0], 0
 	s.sep, s.stopped = false, false
-	s.head, s.units = 0, 0
+	s.uh, s.units = s.uh[:0], 0
 }
 
 // end finishes the text and returns the features.
@@ -279,7 +277,7 @@ func (s *Shingler) end() []uint64 {
 // flushShort emits the single shingle of a text with fewer than k units.
 func (s *Shingler) flushShort() {
 	if s.units > 0 && s.units < s.k {
-		s.emit(s.hash(s.ring[:s.units]))
+		s.emit(s.hash(s.uh[:s.units]))
 	}
 }
 
@@ -304,28 +302,35 @@ func (s *Shingler) runString(text string) {
 func feed[T ~string | ~[]byte](s *Shingler, w T, final bool) {
 	s.norm = appendNormalized(&s.z, s.norm, w)
 	s.segment(final)
+	s.shingles()
 	s.norm = s.norm[:copy(s.norm, s.norm[s.np:])]
 	s.np = 0
 }
 
-// push adds one unit to the shingle window and emits the shingle it completes.
+// push adds the hash of one unit to s.uh (or yields the unit, for Tokens).
 func (s *Shingler) push(u []byte) {
+	s.units++
 	if s.yield != nil {
 		if !s.yield(u) {
 			s.stopped = true
 		}
-		s.units++
 		return
 	}
-	h := unitHash(u)
-	s.ring[s.head], s.ring[s.head+s.k] = h, h
-	s.units++
-	if s.head++; s.head == s.k {
-		s.head = 0
+	s.uh = append(s.uh, unitHash(u))
+}
+
+// shingles emits the shingle of every run of k unit hashes in s.uh, in order, and keeps
+// the last k-1 hashes, which start the next window's first shingles.
+func (s *Shingler) shingles() {
+	uh, k := s.uh, s.k
+	if len(uh) < k {
+		return
 	}
-	if s.units >= s.k {
-		s.emit(s.hash(s.ring[s.head : s.head+s.k]))
+	n := len(uh) - k + 1
+	for i := range n {
+		s.emit(s.hash(uh[i : i+k]))
 	}
+	s.uh = uh[:copy(uh, uh[n:])]
 }
 
 // unitHash is the frozen hash of one unit u of n bytes, each 8-byte group read as a
