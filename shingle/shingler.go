@@ -348,7 +348,10 @@ func (s *Shingler) shingles() {
 // checks its avalanche and that a large vocabulary has no collisions.
 func unitHash(u []byte) uint64 {
 	n := len(u)
-	if n >= 8 {
+	switch {
+	case n == 1:
+		return byteHash[u[0]] // the characters of Chars, mostly
+	case n >= 8:
 		return longUnitHash(u)
 	}
 	var x uint64
@@ -362,6 +365,14 @@ func unitHash(u []byte) uint64 {
 	}
 	return mix.Splitmix64(x | uint64(n)<<56)
 }
+
+// byteHash holds unitHash of each one-byte unit.
+var byteHash = func() (t [256]uint64) {
+	for c := range t {
+		t[c] = mix.Splitmix64(uint64(c) | 1<<56)
+	}
+	return t
+}()
 
 // longUnitHash is unitHash for units of 8 bytes or more.
 func longUnitHash(u []byte) uint64 {
