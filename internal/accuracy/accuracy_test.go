@@ -259,5 +259,7 @@ func TestSimHashChoice(t *testing.T) {
 }
 
 // choiceSeeds is how many seeds TestSimHashChoice averages the F1s over: fewer than
-// Seeds, since each is a sweep over a whole set.
-const choiceSeeds = 4
+// Seeds, since each shingles a whole set (the package runs for minutes under -race), and
+// an F1 over hundreds of pairs moves less with the seed than the AUC of 57 answers (up
+// to about 0.03 on spam, against 0.1).
+const choiceSeeds = 2
