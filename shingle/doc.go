@@ -30,7 +30,7 @@
 //     chain is order-sensitive and the finalizer spreads every bit of it over the
 //     feature; each unit is hashed once rather than once per shingle it is in, at a few
 //     nanoseconds a word. TestUnitHash* check avalanche and collisions on a vocabulary of
-//     a million real and structured units; testdata/check_golden.py recomputes the
+//     about 700,000 real and structured units; testdata/check_golden.py recomputes the
 //     features in plain Python.
 //  5. Select and weigh: as a set (the default) each distinct hash once, sorted ascending;
 //     as a bag every occurrence in text order. Broder's "0 mod m" sampling
@@ -88,6 +88,7 @@
 //		return err
 //	}
 //	features := s.AppendHashes(nil, text) // distinct, sorted
+//	unordered := s.AppendDistinct(nil, text) // the same set, in order of first occurrence
 //	for tok := range s.Tokens(text) {
 //		fmt.Printf("%s ", tok) // what the shingles are made of
 //	}
@@ -107,8 +108,8 @@
 // uax29 package elsewhere (typographic quotes and dashes next to ASCII stay on the fast
 // path); TestASCIIFastPath checks that they agree. On English, segmentation takes about
 // a third of the instructions, hashing units and shingles a quarter, normalization a
-// tenth and, for sorted sets, the radix sort a fifth; AppendDistinct (a hash set, unsorted) and bags
-// skip the sort. The reader path works in windows of 32 KiB and keeps no more than two
+// tenth and, for sorted sets, the radix sort a fifth; AppendDistinct (a hash set,
+// unsorted) and bags skip the sort. The reader path works in windows of 32 KiB and keeps no more than two
 // windows and the unit hashes of one (8 bytes a word), plus the output (for sets, at
 // most 2^20 hashes or twice the distinct ones, whichever is more, before they are
 // compacted).

@@ -73,8 +73,8 @@ func TestUnitHashAvalanche(t *testing.T) {
 // TestUnitHashCollisions hashes a large vocabulary of real and structured units and
 // checks that no two collide, in the unit hash or in the word 2-shingle feature hash of
 // consecutive pairs, and that the low 16 bits of the feature hashes are uniform
-// (chi-square). At 64 bits a collision among 10^6 distinct values has probability below
-// 10^-7, so any collision means a flaw.
+// (chi-square). At 64 bits a collision among 7*10^5 distinct values has probability
+// below 10^-7, so any collision means a flaw.
 func TestUnitHashCollisions(t *testing.T) {
 	vocab := map[string]bool{}
 	if root, err := evaldata.Root(); err == nil {
