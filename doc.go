@@ -5,7 +5,7 @@
 //	page -> extract   HTML to main text: boilerplate removed, charset decoded, limits
 //	url  -> urlnorm   canonical URL, the URL key
 //	text -> shingle   normalize (NFKC, case, accents, punctuation), tokenize (UAX #29 words,
-//	                  CJK characters), k-shingles hashed with a frozen seeded XXH64
+//	                  CJK characters), k-shingles hashed with a frozen seeded chain of word hashes
 //	     -> simhash   64-bit SimHash of the features (simhash.SchemeNeardup is the measured
 //	                  default text pipeline; simhash.SchemeSimhashPy is seomoz simhash-py's)
 //	     -> minhash   MinHash signatures (one permutation hashing with optimal

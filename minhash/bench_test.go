@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
 )
 
 // benchText returns about n bytes of English prose: runs of 5 to 20 consecutive words of
@@ -36,8 +37,8 @@ func benchText(tb testing.TB, n int) string {
 
 // BenchmarkSignature measures AppendSignature at K=128 on the word 5-shingles of English
 // text: "features" hashes the features alone (MB/s counts the source text they came from,
-// and ns/feature is reported), "text" adds a fast stand-in tokenizer and shingler
-// (fastFeatures), and "kperm" is the K-independent-hashes baseline on the same features.
+// and ns/feature is reported) and "kperm" is the K-independent-hashes baseline on the same
+// features. BenchmarkSignatureFromText measures the whole pipeline from text.
 func BenchmarkSignature(b *testing.B) {
 	for _, size := range []int{2 << 10, 64 << 10} {
 		text := benchText(b, size)
@@ -51,16 +52,6 @@ func BenchmarkSignature(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(fs)), "ns/feature")
 		})
-		b.Run(fmt.Sprintf("text/%dKB", size>>10), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			b.ReportAllocs()
-			var buf []uint64
-			for b.Loop() {
-				buf = fastFeatures(buf[:0], text)
-				sig = minhash.Hasher{}.AppendSignature(sig[:0], buf)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(buf)), "ns/feature")
-		})
 		b.Run(fmt.Sprintf("kperm/%dKB", size>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			as, bs := kPermCoefficients(minhash.DefaultK, 0)
@@ -72,47 +63,52 @@ func BenchmarkSignature(b *testing.B) {
 	}
 }
 
-// fastFeatures appends the word 5-shingle hashes of text to dst, unsorted and with repeats
-// (AppendSignature needs neither order nor uniqueness): words are runs of ASCII letters,
-// digits and '_' or of non-ASCII bytes, lower-cased ASCII, hashed with xxhash; a shingle's
-// hash combines its five word hashes. It is a sketch of how fast a shingler can feed
-// AppendSignature, not the shingle package.
-func fastFeatures(dst []uint64, text string) []uint64 {
-	var win [5]uint64
-	var word [64]byte
-	n, wl := 0, 0
-	flush := func() {
-		if wl == 0 {
-			return
-		}
-		copy(win[:], win[1:])
-		win[4] = xxhash.Sum64(word[:min(wl, len(word))])
-		wl = 0
-		if n++; n >= 5 {
-			h := win[0]
-			for _, w := range win[1:] {
-				h = (h ^ w) * 0x9e3779b97f4a7c15
-			}
-			dst = append(dst, h)
+// debianText returns the visible text of the debian-doc-versions pages (2,517 documents,
+// about 17.6 MB), each with its runs of whitespace made single spaces: the text that
+// README's comparison with datasketch gives both libraries, one document per line.
+var debianText = sync.OnceValues(func() ([]string, error) {
+	root, err := evaldata.Root()
+	if err != nil {
+		return nil, err
+	}
+	docs, _, err := evaldata.Debian(root)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = strings.Join(strings.Fields(d.Text), " ")
+	}
+	return texts, nil
+})
+
+// BenchmarkSignatureFromText measures the MinHash pipeline from text, document by
+// document, on the debian-doc-versions visible text: package shingle's default
+// normalization and word 5-shingles, as a bag (whose signature is the set's; see
+// TestSignatureOfBag), and a K=128 signature. MB/s counts the text's bytes.
+func BenchmarkSignatureFromText(b *testing.B) {
+	texts, err := debianText()
+	if err != nil {
+		b.Skip(err)
+	}
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	s, err := shingle.New(shingle.Options{Bag: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var fs []uint64
+	sig := make(minhash.Signature, 0, minhash.DefaultK)
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			fs = s.AppendHashes(fs[:0], t)
+			sig = minhash.Hasher{}.AppendSignature(sig[:0], fs)
 		}
 	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_', c >= 0x80:
-		default:
-			flush()
-			continue
-		}
-		if wl < len(word) {
-			word[wl] = c
-		}
-		wl++
-	}
-	flush()
-	return dst
 }
 
 // BenchmarkSignatureSmall measures sets much smaller than K, where densification fills
@@ -158,5 +154,25 @@ func BenchmarkEditSimilarity(b *testing.B) {
 				minhash.EditSimilarity(x, y)
 			}
 		})
+	}
+}
+
+// TestSignatureOfBag checks what BenchmarkSignatureFromText and the package
+// documentation rely on: on every debian-doc-versions text, the signature of the bag of
+// word 5-shingles equals the signature of their sorted set, at K = 128 and another seed.
+func TestSignatureOfBag(t *testing.T) {
+	texts, err := debianText()
+	if err != nil {
+		t.Skip(err)
+	}
+	set, _ := shingle.New(shingle.Options{})
+	bag, _ := shingle.New(shingle.Options{Bag: true})
+	for _, h := range []minhash.Hasher{{}, {K: 64, Seed: 7}} {
+		for i, text := range texts {
+			want := h.Signature(set.AppendHashes(nil, text))
+			if got := h.Signature(bag.AppendHashes(nil, text)); !slices.Equal(got, want) {
+				t.Fatalf("%+v, text %d: the bag's signature differs from the set's", h, i)
+			}
+		}
 	}
 }

@@ -67,6 +67,19 @@
 //		...
 //	}
 //
+// # From text
+//
+// A bin keeps the minimum of what reaches it, so repeats change nothing: a bag of
+// features has the signature of its set. Text is therefore signed fastest as a bag of
+// shingles, which skips making them distinct and sorted (TestSignatureOfBag checks the
+// equality on real text):
+//
+//	s, _ := shingle.New(shingle.Options{Bag: true}) // word 5-shingles, every occurrence
+//	features = s.AppendHashes(features[:0], text)
+//	sig = h.AppendSignature(sig[:0], features)
+//
+// Keep the sorted set (the default Options) where an exact measure will verify a match.
+//
 // # Exact measures
 //
 // Jaccard and Containment compare sorted sets of feature hashes by a linear merge (prepare

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -58,31 +56,32 @@ func ExampleShingler_AppendHashes() {
 	for _, h := range hs {
 		fmt.Printf("%016x\n", h)
 	}
-	// A feature is XXH64 of the shingle's tokens joined by single spaces.
-	fmt.Println(hs[0] == xxhash.Sum64String("a rose"), hs[0] == hs[3])
+	// A bag keeps the shingles in text order: "a rose" comes again at the end.
+	fmt.Println(hs[0] == hs[3])
 	// Output:
-	// 9eee16e73a04259c
-	// fcd6854b4f2dced3
-	// 5af53ec00b8016e4
-	// 9eee16e73a04259c
-	// true true
+	// 9c1ebb04019ce8c5
+	// ec8ba8c9aadc687d
+	// 9cfa16209418672e
+	// 9c1ebb04019ce8c5
+	// true
 }
 
 func ExampleShingler_AppendWeighted() {
 	s, _ := shingle.New(shingle.Options{K: 1, Weighting: shingle.TF})
+	// Name the features by hashing each word alone.
 	name := map[uint64]string{}
 	for _, w := range []string{"to", "be", "or", "not"} {
-		name[xxhash.Sum64String(w)] = w
+		name[s.AppendHashes(nil, w)[0]] = w
 	}
 	// One feature per distinct shingle, sorted by hash, weighted by its count.
 	for _, f := range s.AppendWeighted(nil, "To be, or not to be") {
 		fmt.Println(name[f.Hash], f.Weight)
 	}
 	// Output:
-	// to 2
 	// not 1
-	// or 1
 	// be 2
+	// to 2
+	// or 1
 }
 
 func ExampleLoadIDF() {

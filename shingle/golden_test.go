@@ -28,6 +28,7 @@ var goldenCases = []struct {
 	{"cjk", Options{K: 3}, "我爱北京天安门 hello world 東京タワーへ行きました 한국어 텍스트"},
 	{"masked", Options{K: 2, MaskNumbers: true}, "Posted Jan 31, 2024 at 12:30 pm: 1,024 views, 3rd reply, 2024-02-01"},
 	{"stopwords", Options{K: 2, RemoveStopWords: true}, "It is not the size of the dog in the fight, it's the size of the fight in the dog"},
+	{"long-words", Options{K: 2}, "Supercalifragilisticexpialidocious antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis incomprehensibilities characteristically sesquipedalian"},
 	{"short", Options{}, "Hello, world"},
 	{"empty", Options{}, " -- "},
 }

@@ -110,7 +110,7 @@ const (
 
 // Options configure a Shingler. The zero value is the recommended pipeline: NFKC, full
 // case folding, accents and punctuation removed, CJK characters as words, word
-// 5-shingles as a set, XXH64 with seed 0, no sampling, weight 1. Each boolean switches
+// 5-shingles as a set, feature hash with seed 0, no sampling, weight 1. Each boolean switches
 // one step off (Keep…, No…) or an optional step on, so that the zero value needs no
 // setting. The package documentation explains every step and why it is the default.
 type Options struct {
@@ -154,8 +154,8 @@ type Options struct {
 	// Bag keeps every occurrence of a shingle, in text order, instead of the default
 	// set: each distinct shingle once, sorted by hash.
 	Bag bool
-	// Seed seeds the XXH64 feature hash. Features made with different seeds are
-	// unrelated.
+	// Seed starts the chain of unit hashes that makes the feature hash (see the
+	// package documentation). Features made with different seeds are unrelated.
 	Seed uint64
 	// SampleMod, when above 1, keeps only the features whose hash is 0 modulo
 	// SampleMod (Broder's sampling), about one in SampleMod.

@@ -87,35 +87,60 @@ func (s *Shingler) segment(atEOF bool) {
 	if !s.opt.MaskNumbers {
 		skip = 0
 	}
+	// fast: words are pushed as they are, and pushing never stops the loop (no Tokens).
+	fast := s.plainWords && s.yield == nil
 	for p < len(b) && !s.stopped {
-		// The common case in English: a word of letters, then a space and more ASCII.
-		if cl := byteClass[b[p]]; s.plainWords && cl&cLetter != 0 && cl&skip == 0 {
+		// The common case in English: a word of letters, then a space and more ASCII; a
+		// loop of its own, which keeps its state in registers.
+		for fast && p < len(b) {
+			cl := byteClass[b[p]]
+			if cl&cLetter == 0 || cl&skip != 0 {
+				break
+			}
 			i := p + 1
-			for i+8 <= len(b) {
-				n := nonLetters(binary.LittleEndian.Uint64(b[i:]))
-				if n != 0 {
-					i += bits.TrailingZeros64(n) >> 3
+			for {
+				if i+8 > len(b) {
+					for i < len(b) && byteClass[b[i]]&cLetter != 0 {
+						i++
+					}
+					break
+				}
+				if n := nonLetters(binary.LittleEndian.Uint64(b[i:])); n != 0 {
+					i += bits.TrailingZeros64(n) >> 3 // the first byte that is not a letter
 					break
 				}
 				i += 8
 			}
-			for i < len(b) && byteClass[b[i]]&cLetter != 0 {
-				i++
+			if i+1 >= len(b) || i-p >= maxSegment {
+				break
 			}
-			if i+1 < len(b) && i-p < maxSegment {
-				if c, n := b[i], b[i+1]; c == ' ' && n < utf8.RuneSelf {
-					s.push(b[p:i])
-					p = i + 1
-					continue
-				} else if cl, ncl := byteClass[c], byteClass[n]; cl&(cWord|cHigh) == 0 && ncl&cHigh == 0 &&
-					(cl&cMidLetter == 0 || ncl&cLetter == 0) {
-					// Punctuation, whitespace or a control character that ends the word:
-					// only . ' : join letters, and only when a letter follows (WB6/WB7).
-					s.push(b[p:i])
-					p = i
-					continue
-				}
+			if c, n := b[i], b[i+1]; c == ' ' && n < utf8.RuneSelf {
+				s.push(b[p:i])
+				p = i + 1
+			} else if cl, ncl := byteClass[c], byteClass[n]; cl&(cWord|cHigh) == 0 && ncl&cHigh == 0 &&
+				(cl&cMidLetter == 0 || ncl&cLetter == 0) {
+				// Punctuation, whitespace or a control character that ends the word:
+				// only . ' : join letters, and only when a letter follows (WB6/WB7).
+				s.push(b[p:i])
+				p = i
+			} else if ok, joins := typoPunct(b, i); ok && (!joins || byteClass[b[i+3]]&cLetter == 0) {
+				// A typographic dash or quote that ends the word: ‘ and ’ join letters
+				// like ' (WB6/WB7), the others never do.
+				s.push(b[p:i])
+				p = i
+			} else {
+				break
 			}
+		}
+		if p == len(b) {
+			break
+		}
+		if ok, _ := typoPunct(b, p); ok {
+			// A segment of its own: nothing joins it to the ASCII character after it, and
+			// p is a boundary.
+			s.punct(b[p : p+3])
+			p += 3
+			continue
 		}
 		if c := b[p]; c < utf8.RuneSelf {
 			cl := asciiClass[c]
@@ -179,6 +204,24 @@ func (s *Shingler) segment(atEOF bool) {
 		p += adv
 	}
 	s.np = p
+}
+
+// typoPunct reports whether b[i:] starts with a typographic dash or quote (U+2013,
+// U+2014, U+2018, U+2019, U+201C or U+201D, the non-ASCII punctuation of most English
+// text after NFKC) followed by an ASCII character, and whether it is U+2018 or U+2019,
+// which UAX #29 lets join letters (MidNumLet). Without this, each of them would take the
+// uax29 package and the Unicode tables; TestASCIIFastPath checks the two agree.
+func typoPunct(b []byte, i int) (ok, joins bool) {
+	if i+3 >= len(b) || b[i] != 0xE2 || b[i+1] != 0x80 || b[i+3] >= utf8.RuneSelf {
+		return false, false
+	}
+	switch b[i+2] {
+	case 0x93, 0x94, 0x9C, 0x9D:
+		return true, false
+	case 0x98, 0x99:
+		return true, true
+	}
+	return false, false
 }
 
 // nonLetters returns the high bit of each of the eight bytes of x (little-endian) that
@@ -349,6 +392,38 @@ func (s *Shingler) word(seg []byte, flags uint8) {
 // KeepPunct) and with every run of digits, including single separators between digits,
 // replaced by "0" (if MaskNumbers). The result is in s.tok.
 func (s *Shingler) edit(seg []byte) []byte {
+	if !s.opt.MaskNumbers {
+		return s.dropPunct(seg)
+	}
+	return s.editGeneral(seg)
+}
+
+// dropPunct is edit without MaskNumbers, the common case (a word with an apostrophe or a
+// dot inside), a byte at a time for ASCII; TestEditFastPath checks it against
+// editGeneral.
+func (s *Shingler) dropPunct(seg []byte) []byte {
+	t := s.tok[:0]
+	for i := 0; i < len(seg); {
+		c := seg[i]
+		if c < utf8.RuneSelf {
+			if s.opt.KeepPunct || asciiClass[c]&cPunct == 0 {
+				t = append(t, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(seg[i:])
+		if s.opt.KeepPunct || !isPunct(r) {
+			t = append(t, seg[i:i+size]...)
+		}
+		i += size
+	}
+	s.tok = t
+	return t
+}
+
+// editGeneral is edit, a rune at a time.
+func (s *Shingler) editGeneral(seg []byte) []byte {
 	t := s.tok[:0]
 	mask, drop := s.opt.MaskNumbers, !s.opt.KeepPunct
 	inNum := false

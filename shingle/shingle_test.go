@@ -4,40 +4,76 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup/internal/mix"
 )
 
+// feature is the frozen feature hash as the package documentation states it: refUnitHash
+// of each unit, chained from the seed by XOR and multiplication by 0x9e3779b97f4a7c15,
+// then splitmix64.
+func feature(seed uint64, units ...string) uint64 {
+	h := seed
+	for _, u := range units {
+		h = (h ^ refUnitHash(u)) * 0x9e3779b97f4a7c15
+	}
+	return mix.Splitmix64(h)
+}
+
+// refUnitHash is the unit hash as the documentation of unitHash states it, byte by byte.
+func refUnitHash(u string) uint64 {
+	le := func(i int) uint64 { // the 8 bytes at u[i:], or fewer, little-endian
+		var x uint64
+		for j := min(len(u), i+8) - 1; j >= i; j-- {
+			x = x<<8 | uint64(u[j])
+		}
+		return x
+	}
+	n := len(u)
+	if n < 8 {
+		return mix.Splitmix64(le(0) | uint64(n)<<56)
+	}
+	mum := func(x, y uint64) uint64 {
+		hi, lo := bits.Mul64(x, y)
+		return hi ^ lo
+	}
+	h := uint64(n)
+	i := 0
+	for ; n-i > 16; i += 16 {
+		h = mum(le(i)^0xa0761d6478bd642f, le(i+8)^0xe7037ed1a0b428db^h)
+	}
+	a := 0
+	if n > 16 {
+		a = n - 16
+	}
+	return mix.Splitmix64(mum(le(a)^0xa0761d6478bd642f, le(n-8)^0xe7037ed1a0b428db^h))
+}
+
 // oracle computes the features of text the slow, obvious way from its tokens: every
-// run of k tokens (or all of them, if fewer), joined by single spaces (Words) or
-// concatenated (Chars), hashed with XXH64 and the seed, then sampled.
+// run of k tokens (or all of them, if fewer), hashed with feature and the seed, then
+// sampled.
 func oracle(t testing.TB, opt Options, text string) []uint64 {
 	t.Helper()
 	toks := tokens(t, opt, text)
-	k, sep := opt.k(), " "
-	if opt.Unit == Chars {
-		sep = ""
-	}
-	var shingles []string
+	k := opt.k()
+	var shingles [][]string
 	switch {
 	case len(toks) == 0:
 	case len(toks) < k:
-		shingles = append(shingles, strings.Join(toks, sep))
+		shingles = append(shingles, toks)
 	default:
 		for i := 0; i+k <= len(toks); i++ {
-			shingles = append(shingles, strings.Join(toks[i:i+k], sep))
+			shingles = append(shingles, toks[i:i+k])
 		}
 	}
 	var hs []uint64
 	for _, sh := range shingles {
-		d := xxhash.NewWithSeed(opt.Seed)
-		d.WriteString(sh)
-		h := d.Sum64()
+		h := feature(opt.Seed, sh...)
 		if opt.SampleMod > 1 && h%opt.SampleMod != 0 {
 			continue
 		}
@@ -85,11 +121,11 @@ func TestShortTexts(t *testing.T) {
 		t.Errorf("a text without tokens has %d features, want 0", len(got))
 	}
 	got := hashes(t, Options{}, "Hello, world")
-	if want := xxhash.Sum64String("hello world"); !slices.Equal(got, []uint64{want}) {
+	if want := feature(0, "hello", "world"); !slices.Equal(got, []uint64{want}) {
 		t.Errorf("two words with K=5: %x, want the one shingle %x", got, want)
 	}
 	got = hashes(t, Options{Unit: Chars}, "Hi!")
-	if want := xxhash.Sum64String("hi"); !slices.Equal(got, []uint64{want}) {
+	if want := feature(0, "h", "i"); !slices.Equal(got, []uint64{want}) {
 		t.Errorf("two chars with K=5: %x, want %x", got, want)
 	}
 }
@@ -104,7 +140,7 @@ func TestSetAndBag(t *testing.T) {
 	if !slices.IsSorted(set) {
 		t.Errorf("set %x is not sorted", set)
 	}
-	if bag[0] != xxhash.Sum64String("a b c") || bag[1] != xxhash.Sum64String("b c a") || bag[3] != bag[0] {
+	if bag[0] != feature(0, "a", "b", "c") || bag[1] != feature(0, "b", "c", "a") || bag[3] != bag[0] {
 		t.Errorf("bag %x is not in text order", bag)
 	}
 	// Appending keeps what dst had and only sorts what is appended.
@@ -218,7 +254,7 @@ func TestReaderError(t *testing.T) {
 		t.Errorf("AppendHashesReader = %v, %v; want dst unchanged and the error", got, err)
 	}
 	// The Shingler is usable afterwards.
-	if got := s.AppendHashes(nil, "a b c d e"); !slices.Equal(got, []uint64{xxhash.Sum64String("a b c d e")}) {
+	if got := s.AppendHashes(nil, "a b c d e"); !slices.Equal(got, []uint64{feature(0, "a", "b", "c", "d", "e")}) {
 		t.Errorf("after an error: %x", got)
 	}
 }
@@ -247,6 +283,10 @@ func TestAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(10, func() { dst = s.AppendHashes(dst[:0], c.text) }); n != 0 {
 			t.Errorf("%s: AppendHashes allocates %v times per call", c.name, n)
 		}
+		dst = s.AppendDistinct(dst[:0], c.text)
+		if n := testing.AllocsPerRun(10, func() { dst = s.AppendDistinct(dst[:0], c.text) }); n != 0 {
+			t.Errorf("%s: AppendDistinct allocates %v times per call", c.name, n)
+		}
 		fs := s.AppendWeighted(nil, c.text)
 		if n := testing.AllocsPerRun(10, func() { fs = s.AppendWeighted(fs[:0], c.text) }); n != 0 {
 			t.Errorf("%s: AppendWeighted allocates %v times per call", c.name, n)
@@ -262,7 +302,7 @@ func TestAllocs(t *testing.T) {
 
 func TestWeighted(t *testing.T) {
 	text := "b a b a c b"
-	ha, hb, hc := xxhash.Sum64String("a"), xxhash.Sum64String("b"), xxhash.Sum64String("c")
+	ha, hb, hc := feature(0, "a"), feature(0, "b"), feature(0, "c")
 	idf := IDFTable{Weights: map[uint64]float64{ha: 2, hb: 0.5}, Default: 10}
 	sorted := func(fs []Feature) []Feature {
 		slices.SortFunc(fs, func(x, y Feature) int {
@@ -301,7 +341,7 @@ func TestLoadIDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[uint64]float64{
-		xxhash.Sum64String("hello"): 1.5, xxhash.Sum64String("near duplicate"): 4, xxhash.Sum64String("world"): 0.25,
+		feature(0, "hello"): 1.5, feature(0, "near", "duplicate"): 4, feature(0, "world"): 0.25,
 	}
 	if len(tab.Weights) != len(want) || tab.Default != 4 {
 		t.Fatalf("LoadIDF = %v", tab)
@@ -313,9 +353,7 @@ func TestLoadIDF(t *testing.T) {
 	}
 	// Seeds and normalization apply to the keys.
 	tab, err = LoadIDF(strings.NewReader("Café\t3\n"), Options{K: 1, Seed: 5})
-	d := xxhash.NewWithSeed(5)
-	d.WriteString("cafe")
-	if err != nil || tab.Weights[d.Sum64()] != 3 {
+	if err != nil || tab.Weights[feature(5, "cafe")] != 3 {
 		t.Errorf("seeded, normalized key: %v, %v", tab, err)
 	}
 	for _, bad := range []string{"no tab here\n", "a\tx\n", "a\t-1\n", "a\tNaN\n", "a\t+Inf\n", "three words here\t1\n"} {
@@ -409,7 +447,7 @@ func TestTokensStops(t *testing.T) {
 	if n != 2 {
 		t.Errorf("Tokens went on after break: %d", n)
 	}
-	if got := s.AppendHashes(nil, "a b c d e"); !slices.Equal(got, []uint64{xxhash.Sum64String("a b c d e")}) {
+	if got := s.AppendHashes(nil, "a b c d e"); !slices.Equal(got, []uint64{feature(0, "a", "b", "c", "d", "e")}) {
 		t.Errorf("after a broken iteration: %x", got)
 	}
 }

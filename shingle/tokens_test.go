@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/clipperhouse/uax29/v2/words"
 )
 
@@ -167,7 +166,7 @@ func uaxTokens(text string) []string {
 // non-ASCII characters nearby.
 func TestASCIIFastPath(t *testing.T) {
 	const alphabet = "aZ09_.':,;-\" \t\n\r/x"
-	extra := []string{"é", "\u0301", "\u00ad", "\u200d", "\u3000", "’", "中", "😀"}
+	extra := []string{"é", "\u0301", "\u00ad", "\u200d", "\u3000", "‘", "’", "“", "”", "–", "—", "\u2024", "\u201a", "中", "😀"}
 	opt := rawOptions
 	opt.K, opt.Bag = 1, true
 	bag1, err := New(opt)
@@ -192,7 +191,7 @@ func TestASCIIFastPath(t *testing.T) {
 		// And the same through AppendHashes: the window, not just the tokens.
 		var wantHashes []uint64
 		for _, w := range want {
-			wantHashes = append(wantHashes, xxhash.Sum64String(w))
+			wantHashes = append(wantHashes, feature(0, w))
 		}
 		if got := bag1.AppendHashes(nil, text); !slices.Equal(got, wantHashes) {
 			t.Fatalf("AppendHashes(%q) = %x, want the hashes of %q", text, got, want)
@@ -284,6 +283,30 @@ func TestNonLetters(t *testing.T) {
 		}
 		if got := nonLetters(binary.LittleEndian.Uint64(b[:])); got != want {
 			t.Fatalf("nonLetters(%q) = %x, want %x", b, got, want)
+		}
+	}
+}
+
+// TestEditFastPath checks dropPunct, edit's path without MaskNumbers, against the
+// general one on random words dense in punctuation, digits and non-ASCII characters.
+func TestEditFastPath(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "9", "_", ".", "'", ",", ";", ":", "-", "é", "’", "\u00ad", "\u200d", "—", "中", "😀", "\u0301"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, opt := range []Options{{}, {KeepPunct: true}} {
+		s, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20000 {
+			var b strings.Builder
+			for range rng.IntN(12) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			seg := []byte(b.String())
+			want := string(s.editGeneral(seg))
+			if got := string(s.dropPunct(seg)); got != want {
+				t.Fatalf("%+v: dropPunct(%q) = %q, editGeneral %q", opt, seg, got, want)
+			}
 		}
 	}
 }

@@ -19,18 +19,20 @@ const (
 	// folding, accents and punctuation removed, UAX #29 words, every CJK character a
 	// word), as a set with unit weights, then Compute. That is,
 	// Compute(shingle.Hashes(text, shingle.Options{K: 2})): each distinct pair of
-	// consecutive words counts once, hashed with XXH64 (seed 0) over the two words joined
-	// by a space; a text of one word has that word as its single feature, and a text
+	// consecutive words counts once, with package shingle's feature hash (seed 0) of the
+	// two words; a text of one word has that word as its single feature, and a text
 	// without words gets 0.
 	//
 	// Measured by internal/accuracy on labelled sets (it prints the full tables, and
-	// README.md's accuracy section reproduces them), against the pairs whose word
-	// 5-shingle Jaccard is at least 0.8, it reached a best F1 of 0.996 (at k = 7 bits) on
-	// debian-doc-versions and 0.832 (at k = 6) on spamassassin-2003-subset; ranking
-	// Clough-Stevenson answers by distance to their source, it put cut and lightly revised
-	// ones above non-plagiarised ones with an AUC of 0.957. The mean of the three beat
-	// word 1-, 3-, 4- and 5-shingles, term-frequency weights, masked numbers, removed stop
-	// words and character 4- and 5-grams.
+	// README.md's accuracy section reproduces them), as means over feature-hash seeds:
+	// against the pairs whose word 5-shingle Jaccard is at least 0.8, it reached a best F1
+	// of 0.995 (at k = 7 bits) on debian-doc-versions and 0.850 (at k = 7) on
+	// spamassassin-2003-subset; ranking Clough-Stevenson answers by distance to their
+	// source, it put cut and lightly revised ones above non-plagiarised ones with an AUC of
+	// 0.870 (0.775 to 0.921 by seed; 0.858 at seed 0, this scheme), short of the 0.95 aimed
+	// at. The mean of the three beat word 1-, 3-, 4- and 5-shingles, term-frequency
+	// weights, masked numbers, removed stop words and character 4- and 5-grams (word
+	// 4-shingles come closest, 0.009 behind).
 	//
 	// Users store these fingerprints, so golden vectors in this package and in package
 	// shingle freeze the definition and the features it is made of.
@@ -91,13 +93,14 @@ func (s *Scheme) UnmarshalText(text []byte) error {
 
 // Fingerprint returns the 64-bit SimHash of text under scheme s. It is safe for concurrent
 // use and does not keep text. SchemeSimhashPy is PyFingerprint. SchemeNeardup costs
-// shingling the text (normalization, segmentation, one XXH64 per word and a radix sort of
-// the shingle hashes) and a Compute of the distinct ones, which is about 1% of the time.
+// shingling the text (normalization, segmentation, one hash per word and a hash set that
+// keeps the distinct shingle hashes: shingle.Shingler.AppendDistinct) and a Compute of
+// the distinct ones, which is about 1% of the time.
 // It takes a Shingler and its buffers from a sync.Pool, so it allocates nothing once they
 // have grown, except where package shingle allocates (it normalizes a character
 // followed by combining marks, such as "e" and U+0301 or a Devanagari consonant and its
 // vowel sign, through x/text, which allocates for some of them) and for texts of more
-// than about 65,000 words, whose buffers (16 bytes per word) are dropped instead of being
+// than about 65,000 words, whose buffers (24 to 40 bytes per word) are dropped instead of being
 // kept in the pool.
 // Fingerprint panics if s is not a declared Scheme.
 func (s Scheme) Fingerprint(text string) uint64 {
@@ -115,8 +118,8 @@ var neardupOptions = shingle.Options{K: 2}
 
 // maxPooledFeatures is the capacity, in hashes, of the largest feature buffer that goes
 // back to neardupPool: 512 KiB, enough for about 400 KB of English. The buffer holds every
-// shingle of a text before they are made distinct, and a Shingler that sorted them holds
-// as much again, so pooling the state of one huge text would keep its memory alive.
+// shingle of a text before they are made distinct, and the Shingler's hash set two to four
+// times as much, so pooling the state of one huge text would keep its memory alive.
 const maxPooledFeatures = 1 << 16
 
 // neardupState is a Shingler with its feature buffer. A Shingler is not safe for
@@ -137,7 +140,7 @@ var neardupPool = sync.Pool{New: func() any {
 // neardupFingerprint implements SchemeNeardup.
 func neardupFingerprint(text string) uint64 {
 	st := neardupPool.Get().(*neardupState)
-	st.features = st.s.AppendHashes(st.features[:0], text)
+	st.features = st.s.AppendDistinct(st.features[:0], text)
 	fp := Compute(st.features)
 	if cap(st.features) <= maxPooledFeatures {
 		neardupPool.Put(st)

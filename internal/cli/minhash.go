@@ -16,12 +16,12 @@ var minhashCommand = &command{
 	summary: "compute the MinHash signature of files or lines",
 	about: `Writes the MinHash signature of each FILE (standard input when FILE is "-" or there
 is none): its set of shingles (normalized, tokenized, word 5-shingles by default, each
-hashed with XXH64) summarized as --k 32-bit minima. The default --format hex is the K
+hashed from the hashes of its words) summarized as --k 32-bit minima. The default --format hex is the K
 values as 8 lowercase hex digits each, concatenated, then two spaces and the name, like
 sha256sum:
 
   $ echo 'The quick brown fox jumps over the lazy dog' | neardup minhash --k 4
-  25541e8e026752bd25541e8e8bccf167  -
+  8c521f868c521f862cd4f9f42cd4f9f4  -
 
 --format json writes one JSON object per line instead, for programs that store
 signatures: {"name": ..., "k": K, "seed": S, "unit": ..., "k_shingle": N,
@@ -139,7 +139,9 @@ func (c *minhashCmd) run(e *env, args []string) error {
 	if c.format != "hex" && c.format != "json" {
 		return usagef("--format %q is not a format; use hex or json", c.format)
 	}
-	s, err := shingle.New(c.features.options(shingle.Uniform))
+	opt := c.features.options(shingle.Uniform)
+	opt.Bag = true // a bag has its set's signature, and needs no sort
+	s, err := shingle.New(opt)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ var simhashCommand = &command{
 or there is none) as 16 lowercase hex digits, two spaces and the name, like sha256sum:
 
   $ echo 'The quick brown fox jumps over the lazy dog' | neardup simhash
-  8113ff07188a9990  -
+  010896420a4a693c  -
 
 With --lines every line is a document of its own (its "\n" or "\r\n" removed) and the
 name is followed by ":" and the line number. Any bytes are accepted, valid UTF-8 or not.
@@ -40,7 +40,7 @@ type simhashCmd struct {
 }
 
 func (c *simhashCmd) define(fs *flag.FlagSet) {
-	fs.TextVar(&c.scheme, "scheme", simhash.SchemeNeardup, "fingerprint with `SCHEME`: neardup (word 2-shingles, XXH64) or simhash-py\n(default neardup)")
+	fs.TextVar(&c.scheme, "scheme", simhash.SchemeNeardup, "fingerprint with `SCHEME`: neardup (word 2-shingles) or simhash-py\n(default neardup)")
 	fs.BoolVar(&c.lines, "lines", false, "fingerprint every line as a document; names become NAME:LINE\n(default false)")
 }
 
