@@ -152,7 +152,7 @@ func TestRunOracle(t *testing.T) {
 }
 
 func TestRunClustersAndKeep(t *testing.T) {
-	base := strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa ", 30)
+	base := corpusDocs(7, 1)[0].Text // 300 random words
 	docs := []neardup.Document{
 		{ID: "a", Text: base},
 		{ID: "b", Text: "something else entirely, not like the others at all"},
