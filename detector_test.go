@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/simhash"
 )
 
 // words returns n pseudo-random words from a small vocabulary, deterministic in seed.
@@ -347,6 +351,38 @@ func TestDetectorForeignSignature(t *testing.T) {
 		e.MinHash = sig
 		if v := d.CheckEntry(e, false); v.Kind != NearDuplicate || v.Matches[0].Similarity != 0 {
 			t.Errorf("signature of %d values: %+v", len(sig), v)
+		}
+	}
+}
+
+// TestFingerprintDefinition checks the single-pass fingerprints against their definitions:
+// Main is the SHA-256 of shingle's tokens joined by spaces, SimHash is
+// simhash.SchemeNeardup's, MinHash the signature of the default shingle set, for every
+// combination of NoSimHash and NoMinHash.
+func TestFingerprintDefinition(t *testing.T) {
+	sh, _ := shingle.New(shingle.Options{})
+	for i, text := range []string{"", "word", "Héllo, “World” — 42 times!", strings.Join(words(3, 500), " "), "東京タワー and ünïcode"} {
+		var toks []string
+		for tok := range sh.Tokens(text) {
+			toks = append(toks, string(tok))
+		}
+		main := Hash(sha256.Sum256([]byte(strings.Join(toks, " "))))
+		sig := minhash.Hasher{}.Signature(sh.AppendHashes(nil, text))
+		for _, o := range []Options{{}, {NoMinHash: true}, {NoSimHash: true}} {
+			f, _ := NewFingerprinter(o)
+			fp, err := f.Fingerprint(Document{ID: "x", Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fp.Main != main || fp.Text != main || fp.Words != len(toks) {
+				t.Errorf("text %d %+v: Main/Text/Words differ from the tokens' hash", i, o)
+			}
+			if !o.NoSimHash && fp.SimHash != simhash.SchemeNeardup.Fingerprint(text) {
+				t.Errorf("text %d %+v: SimHash %x, scheme %x", i, o, fp.SimHash, simhash.SchemeNeardup.Fingerprint(text))
+			}
+			if !o.NoMinHash && !slices.Equal(fp.MinHash, sig) {
+				t.Errorf("text %d %+v: MinHash differs from the signature of the shingle set", i, o)
+			}
 		}
 	}
 }

@@ -49,9 +49,14 @@ type Fingerprinter struct {
 	pool   sync.Pool // of *fpState
 }
 
+// fpState is one goroutine's shinglers and buffers.
 type fpState struct {
-	sh       *shingle.Shingler
+	sim      *shingle.Shingler // simhash.SchemeNeardup's features
+	min      *shingle.Shingler // the default word 5-shingles, as a bag: its signature is the set's
 	features []uint64
+	norm     []byte       // the normalized units of the text, joined by single spaces
+	words    int          // and how many there are
+	observe  func([]byte) // appends a unit to norm
 }
 
 // NewFingerprinter returns a Fingerprinter with the options, or an error wrapping
@@ -69,13 +74,26 @@ func NewFingerprinter(opt Options) (*Fingerprinter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: URL: %v", ErrOptions, err)
 	}
-	if _, err := shingle.New(shingle.Options{}); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+	simOpt, _ := simhash.SchemeNeardup.ShingleOptions()
+	minOpt := shingle.Options{Bag: true}
+	for _, so := range []shingle.Options{simOpt, minOpt} {
+		if _, err := shingle.New(so); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		}
 	}
 	f := &Fingerprinter{opt: o, url: c, hasher: minhash.Hasher{K: o.MinHashK, Seed: o.Seed}}
 	f.pool.New = func() any {
-		sh, _ := shingle.New(shingle.Options{}) // checked above
-		return &fpState{sh: sh}
+		st := &fpState{}
+		st.sim, _ = shingle.New(simOpt) // both checked above
+		st.min, _ = shingle.New(minOpt)
+		st.observe = func(u []byte) {
+			if st.words > 0 {
+				st.norm = append(st.norm, ' ')
+			}
+			st.norm = append(st.norm, u...)
+			st.words++
+		}
+		return st
 	}
 	return f, nil
 }
@@ -134,34 +152,44 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 
 	st := f.pool.Get().(*fpState)
 	defer f.pool.Put(st)
-	fp.Main, fp.Words = st.normalizedHash(main)
-	fp.Text = fp.Main
 	if full != main {
-		fp.Text, _ = st.normalizedHash(full)
+		// The whole page's visible text: units only.
+		st.start()
+		for u := range st.min.Tokens(full) {
+			st.observe(u)
+		}
+		fp.Text = sha256.Sum256(st.norm)
 	}
+	// One pass over the main text per fingerprint; the first also collects its units.
+	st.start()
+	observer := st.min
 	if !f.opt.NoSimHash {
-		fp.SimHash = simhash.SchemeNeardup.Fingerprint(main)
+		observer = st.sim
+		st.sim.ObserveUnits(st.observe)
+		st.features = st.sim.AppendDistinct(st.features[:0], main)
+		st.sim.ObserveUnits(nil)
+		fp.SimHash = simhash.Compute(st.features)
 	}
 	if !f.opt.NoMinHash {
-		st.features = st.sh.AppendHashes(st.features[:0], main)
+		if observer == st.min {
+			st.min.ObserveUnits(st.observe)
+		}
+		st.features = st.min.AppendHashes(st.features[:0], main)
+		st.min.ObserveUnits(nil)
 		fp.MinHash = f.hasher.Signature(st.features)
+	}
+	fp.Main, fp.Words = sha256.Sum256(st.norm), st.words
+	if full == main {
+		fp.Text = fp.Main
+	}
+	if cap(st.norm) > maxPooledText {
+		st.norm = nil // one huge document should not pin its buffer
 	}
 	return fp, nil
 }
 
-// normalizedHash returns the SHA-256 of the text's tokens (shingle's default
-// normalization) joined by single spaces, and the number of tokens.
-func (st *fpState) normalizedHash(text string) (Hash, int) {
-	h := sha256.New()
-	n := 0
-	for tok := range st.sh.Tokens(text) {
-		if n > 0 {
-			h.Write([]byte{' '})
-		}
-		h.Write(tok)
-		n++
-	}
-	var out Hash
-	h.Sum(out[:0])
-	return out, n
-}
+// maxPooledText is the largest normalized-text buffer a pooled state keeps.
+const maxPooledText = 1 << 20
+
+// start empties the normalized-text buffer.
+func (st *fpState) start() { st.norm, st.words = st.norm[:0], 0 }

@@ -473,3 +473,45 @@ func TestSort(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveUnits checks that the units an observer sees are Tokens' units, whatever
+// method makes the features, and that observing changes no feature.
+func TestObserveUnits(t *testing.T) {
+	text := "Café “déjà vu”: the QUICK brown fox, 42 times — ünïcode and 東京タワー too."
+	for _, opt := range []Options{{}, {K: 2}, {Bag: true}, {Unit: Chars}, {RemoveStopWords: true, MaskNumbers: true}} {
+		s, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for tok := range s.Tokens(text) {
+			want = append(want, string(tok))
+		}
+		plain := s.AppendHashes(nil, text)
+		var got []string
+		s.ObserveUnits(func(u []byte) { got = append(got, string(u)) })
+		for name, run := range map[string]func() []uint64{
+			"AppendHashes":   func() []uint64 { return s.AppendHashes(nil, text) },
+			"AppendDistinct": func() []uint64 { return s.AppendDistinct(nil, text) },
+			"AppendHashesReader": func() []uint64 {
+				h, _ := s.AppendHashesReader(nil, strings.NewReader(text))
+				return h
+			},
+		} {
+			got = got[:0]
+			h := run()
+			if !slices.Equal(got, want) {
+				t.Errorf("%+v %s: observed %q, Tokens %q", opt, name, got, want)
+			}
+			if name == "AppendHashes" && !slices.Equal(h, plain) {
+				t.Errorf("%+v: observing changed the features", opt)
+			}
+		}
+		s.ObserveUnits(nil)
+		got = got[:0]
+		s.AppendHashes(nil, text)
+		if len(got) != 0 {
+			t.Errorf("%+v: ObserveUnits(nil) still observes", opt)
+		}
+	}
+}

@@ -51,6 +51,7 @@ type Shingler struct {
 	out     []uint64 // the features of the text are out[base:]
 	base    int
 	yield   func([]byte) bool // Tokens: where units go instead of the window
+	observe func([]byte)      // ObserveUnits: sees every unit as it is hashed
 	stopped bool
 
 	rbuf []byte // reader path: raw text
@@ -316,8 +317,18 @@ func (s *Shingler) push(u []byte) {
 		}
 		return
 	}
+	if s.observe != nil {
+		s.observe(u)
+	}
 	s.uh = append(s.uh, unitHash(u))
 }
+
+// ObserveUnits makes every later AppendHashes, AppendDistinct, AppendHashesReader and
+// AppendWeighted call fn with each unit of the text after normalization, in order, as
+// it is hashed: the units Tokens yields, in the same pass that makes the features, for a
+// caller that also wants the normalized text (to hash it, to count words). The slice is
+// valid only during the call. A nil fn stops observing.
+func (s *Shingler) ObserveUnits(fn func(unit []byte)) { s.observe = fn }
 
 // shingles emits the shingle of every run of k unit hashes in s.uh, in order, and keeps
 // the last k-1 hashes, which start the next window's first shingles.

@@ -138,6 +138,17 @@ var neardupPool = sync.Pool{New: func() any {
 }}
 
 // neardupFingerprint implements SchemeNeardup.
+// ShingleOptions returns the shingle options whose distinct features (unit weights)
+// SchemeNeardup passes to Compute, so that a caller that shingles the text anyway gets
+// the same fingerprint with Compute(shingler.AppendDistinct(nil, text)); ok is false for
+// schemes that are not made of shingle features (SchemeSimhashPy).
+func (s Scheme) ShingleOptions() (opt shingle.Options, ok bool) {
+	if s == SchemeNeardup {
+		return neardupOptions, true
+	}
+	return shingle.Options{}, false
+}
+
 func neardupFingerprint(text string) uint64 {
 	st := neardupPool.Get().(*neardupState)
 	st.features = st.s.AppendDistinct(st.features[:0], text)

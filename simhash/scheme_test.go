@@ -295,3 +295,24 @@ func FuzzSchemeFingerprint(f *testing.F) {
 		}
 	})
 }
+
+// TestShingleOptions checks that SchemeNeardup is Compute over the distinct features of
+// the shingle options it reports.
+func TestShingleOptions(t *testing.T) {
+	opt, ok := SchemeNeardup.ShingleOptions()
+	if !ok {
+		t.Fatal("SchemeNeardup has no shingle options")
+	}
+	s, err := shingle.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"", "one", "The quick brown fox jumps over the lazy dog", strings.Repeat("Café au lait, s'il vous plaît! ", 40)} {
+		if got, want := Compute(s.AppendDistinct(nil, text)), SchemeNeardup.Fingerprint(text); got != want {
+			t.Errorf("%q: %x, want %x", text, got, want)
+		}
+	}
+	if _, ok := SchemeSimhashPy.ShingleOptions(); ok {
+		t.Error("SchemeSimhashPy reports shingle options")
+	}
+}
