@@ -1,10 +1,12 @@
 package dedup
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,20 +20,21 @@ import (
 )
 
 // Doc is what a Run keeps of one input document: its identity, size, keep-policy fields
-// and fingerprints (the text itself is not kept).
+// and fingerprints (the text itself is not kept; the MinHash signature is kept by the
+// Result, see Result.Signature). It is about 100 bytes plus the id and URL, so that ten
+// million documents fit in about a gigabyte.
 type Doc struct {
 	ID        string
-	URL       string // canonical
-	Bytes     int    // of the content as read (HTML or text)
-	Words     int    // of the normalized main text
-	Priority  float64
-	FetchTime time.Time
+	URL       string       // canonical
 	Main      neardup.Hash // SHA-256 of the normalized main text
-	SimHash   uint64       // methods simhash (0 otherwise)
-	MinHash   minhash.Signature
+	SimHash   uint64       // method simhash and exact (0 otherwise)
+	Priority  float64
+	FetchTime int64 // Unix nanoseconds; 0 when unknown
+	Bytes     int32 // of the content as read (HTML or text)
+	Words     int32 // of the normalized main text
 	// Cluster is the index in Result.Clusters of the document's cluster, -1 when it has
 	// no duplicate.
-	Cluster int
+	Cluster int32
 	// Kept is false for the documents the keep policy drops: every member of a cluster
 	// but its representative.
 	Kept bool
@@ -64,6 +67,7 @@ type Timing struct {
 type Result struct {
 	Options  Options // with defaults filled in
 	Docs     []Doc   // in input order
+	sigs     []uint32 // method minhash and all: document i's signature is sigs[i*K:(i+1)*K]
 	Pairs    []Pair  // sorted by (A, B)
 	Clusters []Cluster
 	// Skipped counts the documents that could not be fingerprinted (OnError said to go
@@ -108,6 +112,12 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	res := &Result{Options: o}
+	if o.Expected > 0 {
+		res.Docs = make([]Doc, 0, o.Expected)
+		if near == MinHash {
+			res.sigs = make([]uint32, 0, o.Expected*o.MinHashK)
+		}
+	}
 	start := time.Now()
 	if err := res.read(src, fpr, o, onError); err != nil {
 		return nil, err
@@ -189,11 +199,17 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 				size = len(doc.Text)
 			}
 			fp := &fps[i]
+			var fetch int64
+			if !doc.FetchTime.IsZero() {
+				fetch = doc.FetchTime.UnixNano()
+			}
 			r.Docs = append(r.Docs, Doc{
-				ID: doc.ID, URL: fp.URL, Bytes: size, Words: fp.Words,
-				Priority: doc.Priority, FetchTime: doc.FetchTime,
-				Main: fp.Main, SimHash: fp.SimHash, MinHash: fp.MinHash, Cluster: -1, Kept: true,
+				ID: doc.ID, URL: fp.URL, Main: fp.Main, SimHash: fp.SimHash,
+				Priority: doc.Priority, FetchTime: fetch,
+				Bytes: int32(min(size, math.MaxInt32)), Words: int32(min(fp.Words, math.MaxInt32)),
+				Cluster: -1, Kept: true,
 			})
+			r.sigs = append(r.sigs, fp.MinHash...)
 			if o.Progress != nil {
 				o.Progress("read", len(r.Docs))
 			}
@@ -211,20 +227,33 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 // find returns the verified pairs: every document paired with the first document of its
 // exact group, then the near pairs among those first documents.
 func (r *Result) find(o Options) ([]Pair, error) {
+	// Exact groups: documents sorted by hash (then input order), each paired with the
+	// first of its run. A sort of 4-byte indices costs far less memory than a map of
+	// 32-byte hashes at ten million documents.
+	order := make([]int32, len(r.Docs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(bytes.Compare(r.Docs[a].Main[:], r.Docs[b].Main[:]), cmp.Compare(a, b))
+	})
 	var pairs []Pair
-	first := make(map[neardup.Hash]int, len(r.Docs))
-	var firsts []int // documents first of their exact group, with some words
-	for i := range r.Docs {
-		d := &r.Docs[i]
-		if f, ok := first[d.Main]; ok {
-			pairs = append(pairs, Pair{A: f, B: i, Method: Exact})
-			continue
-		}
-		first[d.Main] = i
-		if d.Words > 0 {
-			firsts = append(firsts, i)
+	isFirst := make([]bool, len(r.Docs))
+	for j := 0; j < len(order); {
+		f := order[j]
+		isFirst[f] = true
+		for j++; j < len(order) && r.Docs[order[j]].Main == r.Docs[f].Main; j++ {
+			pairs = append(pairs, Pair{A: int(f), B: int(order[j]), Method: Exact})
 		}
 	}
+	order = nil
+	var firsts []int32 // documents first of their exact group, with some words
+	for i := range r.Docs {
+		if isFirst[i] && r.Docs[i].Words > 0 {
+			firsts = append(firsts, int32(i))
+		}
+	}
+	isFirst = nil
 	switch o.Method.near() {
 	case SimHash:
 		fps := make([]uint64, len(firsts))
@@ -236,7 +265,7 @@ func (r *Result) find(o Options) ([]Pair, error) {
 			return nil, fmt.Errorf("dedup: %w", err)
 		}
 		for _, p := range found {
-			pairs = append(pairs, Pair{A: firsts[p.A], B: firsts[p.B], Method: SimHash, Distance: p.Distance})
+			pairs = append(pairs, Pair{A: int(firsts[p.A]), B: int(firsts[p.B]), Method: SimHash, Distance: p.Distance})
 		}
 	case MinHash:
 		// Banding weighted 9 to 1 against misses, as the detector's: candidates are cheap
@@ -246,8 +275,9 @@ func (r *Result) find(o Options) ([]Pair, error) {
 			return nil, fmt.Errorf("dedup: %w", err)
 		}
 		var matches []lsh.Match
-		for _, i := range firsts {
-			sig := r.Docs[i].MinHash
+		for _, f := range firsts {
+			i := int(f)
+			sig := r.Signature(i)
 			if matches, err = x.AppendQuery(matches[:0], sig); err != nil {
 				return nil, fmt.Errorf("dedup: %w", err)
 			}
@@ -274,7 +304,7 @@ func (r *Result) cluster(pairs []Pair, keep neardup.KeepPolicy) {
 	for _, c := range hamming.ClusterDocs(len(r.Docs), links, hamming.ClusterOptions{Better: better}) {
 		r.Clusters = append(r.Clusters, Cluster{ID: c.ID, Representative: c.Representative, Members: c.Members})
 		for _, m := range c.Members {
-			r.Docs[m].Cluster = len(r.Clusters) - 1
+			r.Docs[m].Cluster = int32(len(r.Clusters) - 1)
 			r.Docs[m].Kept = m == c.Representative
 		}
 	}
@@ -282,7 +312,21 @@ func (r *Result) cluster(pairs []Pair, keep neardup.KeepPolicy) {
 
 func (r *Result) candidate(i int) neardup.Candidate {
 	d := &r.Docs[i]
-	return neardup.Candidate{ID: d.ID, Priority: d.Priority, FetchTime: d.FetchTime, Seq: uint64(i), Words: d.Words}
+	c := neardup.Candidate{ID: d.ID, Priority: d.Priority, Seq: uint64(i), Words: int(d.Words)}
+	if d.FetchTime != 0 {
+		c.FetchTime = time.Unix(0, d.FetchTime)
+	}
+	return c
+}
+
+// Signature returns document i's MinHash signature, or nil when the run made none (the
+// methods exact and simhash). The result shares the Result's memory: do not change it.
+func (r *Result) Signature(i int) minhash.Signature {
+	k := r.Options.MinHashK
+	if len(r.sigs) < (i+1)*k {
+		return nil
+	}
+	return r.sigs[i*k : (i+1)*k : (i+1)*k]
 }
 
 // Score is how a cluster member compares with its representative.
@@ -296,8 +340,8 @@ type Score struct {
 func (r *Result) Score(a, b int) Score {
 	da, db := &r.Docs[a], &r.Docs[b]
 	s := Score{Exact: da.Main == db.Main, Distance: simhash.Distance(da.SimHash, db.SimHash)}
-	if len(da.MinHash) > 0 && len(da.MinHash) == len(db.MinHash) {
-		s.Similarity = minhash.Similarity(da.MinHash, db.MinHash)
+	if sa, sb := r.Signature(a), r.Signature(b); sa != nil && sb != nil {
+		s.Similarity = minhash.Similarity(sa, sb)
 	}
 	return s
 }

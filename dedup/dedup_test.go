@@ -116,7 +116,7 @@ func TestRunOracle(t *testing.T) {
 			for _, b := range firsts[x+1:] {
 				da, db := res.Docs[a], res.Docs[b]
 				if (m == SimHash && simhash.Distance(da.SimHash, db.SimHash) <= DefaultDistance) ||
-					(m == MinHash && minhash.Similarity(da.MinHash, db.MinHash) >= DefaultThreshold) {
+					(m == MinHash && minhash.Similarity(res.Signature(a), res.Signature(b)) >= DefaultThreshold) {
 					want[[2]int{a, b}] = true
 				}
 			}

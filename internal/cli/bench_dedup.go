@@ -188,7 +188,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		size += int64(len(text))
 		i++
 		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
-	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, Threads: c.threads}, nil)
+	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, Threads: c.threads, Expected: c.docs}, nil)
 	if err != nil {
 		return usagef("%v", err)
 	}
