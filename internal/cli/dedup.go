@@ -254,32 +254,9 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	timings := res.Timings
 	timings = append(timings, dedup.Timing{Stage: "write lists", Seconds: time.Since(start).Seconds()})
 
-	var corpusKept int64
-	if !c.noCorpus {
-		progress.stage("copying")
-		start = time.Now()
-		dir := filepath.Join(c.out, "corpus")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			progress.done()
-			return err
-		}
-		kept := make(map[string]bool, len(res.Docs))
-		for _, d := range res.Docs {
-			if d.Kept {
-				kept[d.ID] = true
-			}
-		}
-		copt.OnError = nil // already reported by the first pass
-		st, err := corpus.Copy(args, copt, dir, func(id string) bool { return kept[id] })
-		if err != nil {
-			progress.done()
-			return fmt.Errorf("writing the deduplicated corpus: %w", err)
-		}
-		corpusKept = st.Kept
-		outputs = append(outputs, "corpus/")
-		timings = append(timings, dedup.Timing{Stage: "copy corpus", Seconds: time.Since(start).Seconds()})
-	}
-	progress.stage("report")
+	// The corpus copy and the report's pass for texts read the inputs again, side by side.
+	copt.OnError = nil // bad records were reported by the first pass
+	progress.stage("copying")
 	start = time.Now()
 	largest, borderline := pickClusters(res)
 	want := map[string]bool{}
@@ -288,12 +265,44 @@ func (c *dedupCmd) run(e *env, args []string) error {
 			want[res.Docs[i].ID] = true
 		}
 	}
-	texts, err := reportTexts(args, copt, res, want)
-	if err != nil {
-		progress.done()
-		return fmt.Errorf("reading texts for the report: %w", err)
+	type textsResult struct {
+		texts map[string]string
+		err   error
 	}
+	textsDone := make(chan textsResult, 1)
+	go func() {
+		t, err := reportTexts(args, copt, res, want)
+		textsDone <- textsResult{t, err}
+	}()
+	var corpusKept int64
+	var copyErr error
+	if !c.noCorpus {
+		dir := filepath.Join(c.out, "corpus")
+		copyErr = os.MkdirAll(dir, 0o755)
+		if copyErr == nil {
+			dropped := map[string]bool{} // usually far fewer than the kept
+			for _, d := range res.Docs {
+				if !d.Kept {
+					dropped[d.ID] = true
+				}
+			}
+			var st corpus.Stats
+			st, copyErr = corpus.Copy(args, copt, dir, func(id string) bool { return !dropped[id] })
+			corpusKept = st.Kept
+		}
+		outputs = append(outputs, "corpus/")
+	}
+	tr := <-textsDone
 	progress.done()
+	if copyErr != nil {
+		return fmt.Errorf("writing the deduplicated corpus: %w", copyErr)
+	}
+	if tr.err != nil {
+		return fmt.Errorf("reading texts for the report: %w", tr.err)
+	}
+	texts := tr.texts
+	timings = append(timings, dedup.Timing{Stage: "copy corpus and read report texts", Seconds: time.Since(start).Seconds()})
+	start = time.Now()
 
 	if err := badLog.Flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", badFile.Name(), err)
