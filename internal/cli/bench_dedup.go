@@ -71,20 +71,21 @@ func (c *benchDedupCmd) define(fs *flag.FlagSet) {
 
 // benchDedupResult is the JSON report of bench dedup.
 type benchDedupResult struct {
-	Docs             int     `json:"docs"`
-	Bytes            int64   `json:"bytes"`
-	Method           string  `json:"method"`
-	Threads          int     `json:"threads"`
-	Seconds          float64 `json:"seconds"`
-	DocsPerSecond    float64 `json:"docs_per_second"`
-	MBPerSecond      float64 `json:"mb_per_second"`
-	Clusters         int     `json:"clusters"`
-	Dropped          int     `json:"dropped"`
-	PlantedPairs     int     `json:"planted_pairs"`
-	PlantedRecovered int     `json:"planted_recovered"`
-	Recall           float64 `json:"recall"`
-	PeakRSSBytes     uint64  `json:"peak_rss_bytes"`
-	Seed             uint64  `json:"seed"`
+	Docs             int            `json:"docs"`
+	Bytes            int64          `json:"bytes"`
+	Method           string         `json:"method"`
+	Threads          int            `json:"threads"`
+	Seconds          float64        `json:"seconds"`
+	DocsPerSecond    float64        `json:"docs_per_second"`
+	MBPerSecond      float64        `json:"mb_per_second"`
+	Clusters         int            `json:"clusters"`
+	Dropped          int            `json:"dropped"`
+	PlantedPairs     int            `json:"planted_pairs"`
+	PlantedRecovered int            `json:"planted_recovered"`
+	Recall           float64        `json:"recall"`
+	PeakRSSBytes     uint64         `json:"peak_rss_bytes"`
+	Seed             uint64         `json:"seed"`
+	Timings          []dedup.Timing `json:"timings"`
 }
 
 // synthCorpus makes the documents of bench dedup.
@@ -198,6 +199,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		Docs: c.docs, Bytes: size, Method: c.method.String(), Threads: res.Options.Threads,
 		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
 		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: peakRSS(), Seed: c.seed,
+		Timings: res.Timings,
 	}
 	for j := range c.docs {
 		if o := s.original(j); o >= 0 {
@@ -218,6 +220,11 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	fmt.Fprintf(tw, "workload\t%d documents, %s of synthetic text (%d bytes each), %d planted near copies (%d words edited)\n", out.Docs, humanBytes(out.Bytes), c.size, out.PlantedPairs, c.edits)
 	fmt.Fprintf(tw, "method\t%s on %d threads\n", out.Method, out.Threads)
 	fmt.Fprintf(tw, "time\t%.2f s: %.0f documents/s, %.1f MB/s (generation included)\n", out.Seconds, out.DocsPerSecond, out.MBPerSecond)
+	var stages []string
+	for _, t := range out.Timings {
+		stages = append(stages, fmt.Sprintf("%s %.2f s", t.Stage, t.Seconds))
+	}
+	fmt.Fprintf(tw, "stages\t%s\n", strings.Join(stages, ", "))
 	fmt.Fprintf(tw, "found\t%d clusters, %d documents dropped\n", out.Clusters, out.Dropped)
 	fmt.Fprintf(tw, "planted recall\t%.4f (%d of %d pairs in one cluster)\n", out.Recall, out.PlantedRecovered, out.PlantedPairs)
 	fmt.Fprintf(tw, "peak RSS\t%s\n", humanBytes(int64(out.PeakRSSBytes)))
