@@ -386,3 +386,29 @@ func TestFingerprintDefinition(t *testing.T) {
 		}
 	}
 }
+
+func TestFingerprintShingleOptions(t *testing.T) {
+	text := "The Quick brown fox, the lazy dog and 42 other animals jumped over the fence again " + strings.Join(words(8, 100), " ")
+	for _, so := range []shingle.Options{{K: 3, RemoveStopWords: true}, {Unit: shingle.Chars}, {MaskNumbers: true, KeepCase: true}} {
+		f, err := NewFingerprinter(Options{Shingle: so})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, _ := f.Fingerprint(Document{ID: "x", Text: text})
+		sh, _ := shingle.New(so)
+		if sig := (minhash.Hasher{}).Signature(sh.AppendHashes(nil, text)); !slices.Equal(fp.MinHash, sig) {
+			t.Errorf("%+v: MinHash is not the signature of the options' shingles", so)
+		}
+		simOpt := so
+		if so.K == 0 && so.Unit == shingle.Words {
+			simOpt.K = 2
+		}
+		ssh, _ := shingle.New(simOpt)
+		if want := simhash.Compute(ssh.AppendDistinct(nil, text)); fp.SimHash != want {
+			t.Errorf("%+v: SimHash %x, want %x", so, fp.SimHash, want)
+		}
+	}
+	if _, err := NewFingerprinter(Options{Shingle: shingle.Options{K: -1}}); !errors.Is(err, ErrOptions) {
+		t.Errorf("bad shingle options: %v", err)
+	}
+}

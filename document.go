@@ -74,8 +74,11 @@ func NewFingerprinter(opt Options) (*Fingerprinter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: URL: %v", ErrOptions, err)
 	}
-	simOpt, _ := simhash.SchemeNeardup.ShingleOptions()
-	minOpt := shingle.Options{Bag: true}
+	simOpt, minOpt := o.Shingle, o.Shingle
+	if scheme, _ := simhash.SchemeNeardup.ShingleOptions(); o.Shingle.K == 0 && o.Shingle.Unit == shingle.Words {
+		simOpt.K = scheme.K // the scheme's word 2-shingles
+	}
+	minOpt.Bag = true // a bag's signature is its set's, without the set's sort
 	for _, so := range []shingle.Options{simOpt, minOpt} {
 		if _, err := shingle.New(so); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrOptions, err)

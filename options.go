@@ -6,6 +6,7 @@ import (
 
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/urlnorm"
 )
 
@@ -74,6 +75,13 @@ type Options struct {
 	// Threshold is the smallest MinHash similarity of a near-duplicate, in (0, 1]; 0
 	// means DefaultThreshold (0.6).
 	Threshold float64
+	// Shingle is the text pipeline: its normalization and tokenization make every
+	// fingerprint (the normalized text that Main hashes is its units joined by spaces),
+	// and its shingles make the MinHash signature. The zero value is shingle's default
+	// (word 5-shingles). SimHash uses the same options but, while Unit is Words and K is
+	// 0, simhash.SchemeNeardup's word 2-shingles, so that the default SimHash is that
+	// scheme's. Bag and Weighting are ignored.
+	Shingle shingle.Options
 	// NoSimHash and NoMinHash leave that fingerprint out (zero SimHash, nil MinHash),
 	// for jobs that search by the other one only and want the time back. A Detector
 	// needs the fingerprints its Near rule uses: NoSimHash requires NearMinHash and

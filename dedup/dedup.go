@@ -101,7 +101,7 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 	}
 	near := o.Method.near()
 	fopt := neardup.Options{
-		NoExtract: o.NoExtract, Extract: o.Extract, MinHashK: o.MinHashK, Keep: o.Keep,
+		NoExtract: o.NoExtract, Extract: o.Extract, Shingle: o.Shingle, MinHashK: o.MinHashK, Keep: o.Keep,
 		NoSimHash: near != SimHash, NoMinHash: near != MinHash,
 	}
 	if near == Exact {
@@ -109,7 +109,7 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 	}
 	fpr, err := neardup.NewFingerprinter(fopt)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: %w", err)
+		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	res := &Result{Options: o}
 	if o.Expected > 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
 )
 
 // Method selects what counts as a duplicate.
@@ -76,6 +77,9 @@ type Options struct {
 	Threshold float64
 	// MinHashK is the MinHash signature size; 0 means minhash.DefaultK (128).
 	MinHashK int
+	// Shingle is the text pipeline (normalization, tokenization, shingles) of every
+	// fingerprint, as neardup.Options.Shingle; the zero value is shingle's default.
+	Shingle shingle.Options
 	// NoExtract fingerprints HTML documents on their whole visible text instead of their
 	// main content.
 	NoExtract bool

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/report"
+	"github.com/neardup/neardup/shingle"
 )
 
 var dedupCommand = &command{
@@ -47,6 +48,13 @@ verified against their full fingerprints. Clusters are the connected components 
 pairs, and --keep chooses each one's representative: first (first in the input),
 priority (the highest --priority-field, then first), longest or shortest (words of main
 text, then first); or rules separated by commas as 'neardup check --keep' takes them.
+
+The text pipeline is the shingle package's, with its defaults unless changed: NFKC, case,
+accent and punctuation folding, UAX #29 words with CJK characters as words; --unit,
+--k-shingle, --keep-case, --keep-punct, --keep-accents, --mask-numbers, --stop-words and
+--no-cjk change it for every fingerprint (the exact key is the normalized text). MinHash
+uses --k-shingle (5 words by default); SimHash uses word 2-shingles unless --unit or
+--k-shingle is given.
 
 HTML has its main content extracted (boilerplate removed) unless --no-extract. A JSONL
 record with both a text and an html field is taken as text. Ids: the --id-field, else
@@ -80,6 +88,9 @@ type dedupCmd struct {
 	maxRecordBytes                          int
 	threads                                 int
 	quiet, noCorpus                         bool
+	features                                featureFlags
+	keepCase, keepPunct, keepAccents        bool
+	maskNumbers, stopWords, noCJK           bool
 }
 
 func (c *dedupCmd) define(fs *flag.FlagSet) {
@@ -95,6 +106,13 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.urlField, "url-field", "url", "JSONL: the URL field `PATH` (default url)")
 	fs.StringVar(&c.priorityField, "priority-field", "", "JSONL: a numeric field `PATH` for --keep priority (default \"\": none)")
 	fs.StringVar(&c.timeField, "time-field", "", "JSONL: an RFC 3339 fetch-time field `PATH` (default \"\": none)")
+	c.features.define(fs)
+	fs.BoolVar(&c.keepCase, "keep-case", false, "text pipeline: do not fold case (default false)")
+	fs.BoolVar(&c.keepPunct, "keep-punct", false, "text pipeline: keep punctuation and symbols (default false)")
+	fs.BoolVar(&c.keepAccents, "keep-accents", false, "text pipeline: do not fold accents (default false)")
+	fs.BoolVar(&c.maskNumbers, "mask-numbers", false, "text pipeline: make all numbers, dates and times alike (default false)")
+	fs.BoolVar(&c.stopWords, "stop-words", false, "text pipeline: remove English stop words (default false)")
+	fs.BoolVar(&c.noCJK, "no-cjk", false, "text pipeline: keep CJK runs as UAX #29 words, not one word per character\n(default false)")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "fingerprint HTML on its whole visible text, not its main content (default false)")
 	fs.StringVar(&c.onError, "on-error", "skip", "on a bad record: skip it (reported and counted) or fail the run; `ACTION`\n(default skip)")
 	fs.IntVar(&c.maxRecordBytes, "max-record-bytes", corpus.DefaultMaxRecordBytes, fmt.Sprintf("a record larger than `N` bytes, compressed or not, is bad (default %d: %d MiB)", corpus.DefaultMaxRecordBytes, corpus.DefaultMaxRecordBytes>>20))
@@ -167,12 +185,18 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	if c.threads < 0 {
 		return usagef("--threads %d: use 0 (one per CPU) or more", c.threads)
 	}
+	if err := c.features.check(); err != nil {
+		return err
+	}
 	distance := c.distance
 	if distance == 0 {
 		distance = -1 // dedup.Options: 0 is the default, negative is 0
 	}
+	so := c.features.options(shingle.Uniform)
+	so.KeepCase, so.KeepPunct, so.KeepAccents = c.keepCase, c.keepPunct, c.keepAccents
+	so.MaskNumbers, so.RemoveStopWords, so.NoCJK = c.maskNumbers, c.stopWords, c.noCJK
 	opt := dedup.Options{
-		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract,
+		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: so,
 		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
 	}
 	if _, err := dedup.Run(func() (neardup.Document, error) { return neardup.Document{}, io.EOF }, opt, nil); err != nil {
@@ -315,6 +339,8 @@ func (c *dedupCmd) run(e *env, args []string) error {
 			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
 			"keep": keep.String(), "extract": !c.noExtract, "format": c.format,
 			"minhash_k": res.Options.MinHashK, "threads": res.Options.Threads,
+			"shingles": c.features.describe(), "keep_case": c.keepCase, "keep_punct": c.keepPunct,
+			"keep_accents": c.keepAccents, "mask_numbers": c.maskNumbers, "stop_words": c.stopWords, "no_cjk": c.noCJK,
 		},
 	}
 	for _, t := range timings {

@@ -181,3 +181,31 @@ func TestDedupWARCAndDir(t *testing.T) {
 		t.Errorf("dir: corpus copy: %v", err)
 	}
 }
+
+// TestDedupPipelineOptions checks that the text pipeline flags reach the fingerprints:
+// two texts that differ only in their numbers are exact duplicates with --mask-numbers.
+func TestDedupPipelineOptions(t *testing.T) {
+	dir := t.TempDir()
+	base := strings.Repeat("the meeting on 2024-05-01 moved to room 12 at 10:30 with 40 people ", 5)
+	other := strings.NewReplacer("2024-05-01", "2025-01-09", "12", "7", "10:30", "11:15", "40", "9").Replace(base)
+	lines := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", base, other)
+	input := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(input, []byte(lines), 0o644)
+	for _, c := range []struct {
+		flags []string
+		drop  string
+	}{
+		{nil, ""},
+		{[]string{"--mask-numbers"}, "b\n"},
+		{[]string{"--mask-numbers", "--method", "exact", "--unit", "chars", "--k-shingle", "4"}, "b\n"},
+	} {
+		out := filepath.Join(dir, strings.Join(c.flags, ""))
+		args := append(append([]string{"dedup", "--no-corpus", "--out", out}, c.flags...), input)
+		if _, stderr, code := run(t, "", args...); code != ExitOK {
+			t.Fatalf("%q: %s", c.flags, stderr)
+		}
+		if got := readOut(t, out, "drop.txt"); got != c.drop {
+			t.Errorf("%q: dropped %q, want %q", c.flags, got, c.drop)
+		}
+	}
+}
