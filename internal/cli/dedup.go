@@ -240,7 +240,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	defer r.Close()
 	var docs atomic.Int64
-	progress := newProgress(e, c.quiet, r.Stats, &docs)
+	progress := newProgress(e.stderr, !c.quiet && isTerminal(e.stderr), r.Stats, &docs)
 	opt.Progress = func(string, int) { docs.Add(1) }
 	progress.stage("reading")
 	res, err := dedup.Run(func() (neardup.Document, error) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -13,10 +14,10 @@ import (
 	"github.com/neardup/neardup/corpus"
 )
 
-// progress is the progress bar of a long command on standard error: the input bytes read
-// of the total (with MB/s and ETA) and the documents done per second, with the stage. It
-// shows only when standard error is a terminal and --quiet is off; otherwise every method
-// does nothing.
+// progress is the progress bar of a long command: the input bytes read of the total (with
+// MB/s and ETA) and the documents done per second, with the stage. Commands show it on
+// standard error when that is a terminal and --quiet is off; otherwise every method does
+// nothing.
 type progress struct {
 	bar   *progressbar.ProgressBar
 	stats func() corpus.Stats
@@ -27,18 +28,16 @@ type progress struct {
 	wg    sync.WaitGroup
 }
 
-func newProgress(e *env, quiet bool, stats func() corpus.Stats, docs *atomic.Int64) *progress {
+func newProgress(w io.Writer, show bool, stats func() corpus.Stats, docs *atomic.Int64) *progress {
 	p := &progress{stats: stats, docs: docs, start: time.Now()}
-	f, ok := e.stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if !show {
 		return p
 	}
 	p.bar = progressbar.NewOptions64(stats().Total,
-		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetWriter(w),
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
 	p.stop = make(chan struct{})
@@ -63,6 +62,12 @@ func (p *progress) update() {
 	stage, _ := p.name.Load().(string)
 	p.bar.Describe(fmt.Sprintf("%-8s %d docs (%.0f/s)", stage, n, rate))
 	p.bar.Set64(p.stats().Bytes)
+}
+
+// isTerminal reports whether w is a terminal, where a progress bar belongs.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // stage names what is being done now.
