@@ -248,13 +248,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		if err != nil {
 			return neardup.Document{}, err
 		}
-		doc := neardup.Document{ID: rec.ID, URL: rec.URL, ContentType: rec.ContentType, Priority: rec.Priority, FetchTime: rec.FetchTime}
-		if rec.Text != "" || rec.HTML == nil {
-			doc.Text = rec.Text
-		} else {
-			doc.HTML = rec.HTML
-		}
-		return doc, nil
+		return recordDocument(rec), nil
 	}, opt, func(doc neardup.Document, err error) error {
 		return bad(doc.ID, err)
 	})
@@ -410,4 +404,16 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+// recordDocument turns a corpus record into the document dedup fingerprints: its text
+// when it has one (a JSONL record may have text and HTML), else its HTML.
+func recordDocument(rec corpus.Record) neardup.Document {
+	doc := neardup.Document{ID: rec.ID, URL: rec.URL, ContentType: rec.ContentType, Priority: rec.Priority, FetchTime: rec.FetchTime}
+	if rec.Text != "" || rec.HTML == nil {
+		doc.Text = rec.Text
+	} else {
+		doc.HTML = rec.HTML
+	}
+	return doc
 }

@@ -2,18 +2,24 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/dedup"
 )
 
 var evalCommand = &command{
 	name:    "eval",
-	args:    "--labels FILE --pairs pairs.jsonl",
+	args:    "--labels FILE (--pairs pairs.jsonl | INPUT...)",
 	summary: "precision, recall and F1 of a dedup run against labelled pairs, with a threshold sweep",
 	about: `Scores the pairs a 'neardup dedup' run found (its pairs.jsonl) against labelled
 duplicates, and prints a table: for all its pairs (the first row, with the loosest score
@@ -32,6 +38,10 @@ documents with equal SimHash fingerprints through the first of them; eval expand
 groups (and the near pairs between them) to every pair they imply before scoring, so a
 run is scored on the same pairs its clusters were made from.
 
+Instead of --pairs, give the inputs themselves (as 'neardup dedup' takes them) to
+deduplicate them in memory with --method, --distance, --threshold and --no-extract and
+score that run.
+
 With --json the table is one JSON object a line.
 `,
 	new: func() runner { return &evalCmd{} },
@@ -42,6 +52,11 @@ type evalCmd struct {
 	labels, pairs  string
 	labelThreshold float64
 	json           bool
+	// Deduplicating the inputs directly.
+	method    dedup.Method
+	distance  int
+	threshold float64
+	noExtract bool
 }
 
 func (c *evalCmd) define(fs *flag.FlagSet) {
@@ -49,6 +64,51 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.pairs, "pairs", "", "the pairs.jsonl `FILE` of a 'neardup dedup' run (required)")
 	fs.Float64Var(&c.labelThreshold, "label-threshold", 0.8, "a labelled pair with a score column is a duplicate when its score is at least\n`S` (default 0.8)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object per row instead of the table (default false)")
+	fs.TextVar(&c.method, "method", dedup.All, "with inputs: deduplicate by `METHOD`, as 'neardup dedup --method' (default all)")
+	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", dedup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", dedup.DefaultThreshold))
+	fs.BoolVar(&c.noExtract, "no-extract", false, "with inputs: fingerprint HTML on its whole visible text (default false)")
+}
+
+// runDedup deduplicates the inputs in memory (the corpus defaults; bad records skipped
+// and counted on standard error) and returns the pairs it finds, as readRunPairs would
+// read them from its pairs.jsonl.
+func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, error) {
+	bad := 0
+	r, err := corpus.Open(inputs, corpus.Options{OnError: func(corpus.BadRecord) error { bad++; return nil }})
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
+	distance := c.distance
+	if distance == 0 {
+		distance = -1
+	}
+	res, err := dedup.Run(func() (neardup.Document, error) {
+		rec, err := r.Next()
+		if err != nil {
+			return neardup.Document{}, err
+		}
+		return recordDocument(rec), nil
+	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract}, func(neardup.Document, error) error {
+		bad++
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stderr, "neardup eval: %d bad records skipped (see 'neardup dedup' for the list)\n", bad)
+	}
+	var buf bytes.Buffer
+	if err := res.WritePairs(&buf); err != nil {
+		return nil, false, err
+	}
+	found, bySimilarity, err := parseRunPairs(&buf, "the run's pairs")
+	if c.method == dedup.SimHash || c.method == dedup.Exact {
+		bySimilarity = false
+	}
+	return found, bySimilarity, err
 }
 
 // pairKey is an unordered pair of ids, smaller first.
@@ -74,17 +134,25 @@ type evalRow struct {
 }
 
 func (c *evalCmd) run(e *env, args []string) error {
-	if len(args) > 0 {
-		return usagef("eval takes no arguments; give --labels and --pairs")
-	}
-	if c.labels == "" || c.pairs == "" {
-		return usagef("give both --labels FILE and --pairs FILE")
+	switch {
+	case c.labels == "":
+		return usagef("give --labels FILE: the labelled pairs or clusters")
+	case c.pairs == "" && len(args) == 0:
+		return usagef("give --pairs FILE (a dedup run's pairs.jsonl), or the inputs to deduplicate")
+	case c.pairs != "" && len(args) > 0:
+		return usagef("give --pairs FILE or inputs to deduplicate, not both")
 	}
 	truth, err := readLabels(e, c.labels, c.labelThreshold)
 	if err != nil {
 		return err
 	}
-	found, bySimilarity, err := readRunPairs(e, c.pairs)
+	var found map[pairKey]float64
+	var bySimilarity bool
+	if c.pairs != "" {
+		found, bySimilarity, err = readRunPairs(e, c.pairs)
+	} else {
+		found, bySimilarity, err = c.runDedup(e, args)
+	}
 	if err != nil {
 		return err
 	}
@@ -233,6 +301,11 @@ func readRunPairs(e *env, name string) (map[pairKey]float64, bool, error) {
 		return nil, false, err
 	}
 	defer closeInput()
+	return parseRunPairs(r, shown)
+}
+
+// parseRunPairs is readRunPairs of r, shown as name in errors.
+func parseRunPairs(r io.Reader, shown string) (map[pairKey]float64, bool, error) {
 	type runPair struct {
 		A, B       string
 		Method     string

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func TestEval(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "6 labelled duplicate pairs; 7 pairs found") || !strings.Contains(stdout, "0.8571") {
 		t.Fatalf("cluster labels: exit %d\n%s", code, stdout)
 	}
-	for _, bad := range [][]string{{"eval"}, {"eval", "--labels", labels}, {"eval", "--labels", labels, "--pairs", pairs, "extra"}} {
+	for _, bad := range [][]string{{"eval"}, {"eval", "--labels", labels}, {"eval", "--pairs", pairs}} {
 		if _, _, code := run(t, "", bad...); code != ExitUsage {
 			t.Errorf("%q: exit %d", bad, code)
 		}
@@ -62,5 +63,31 @@ func TestEval(t *testing.T) {
 	broken := write("broken.jsonl", "{not json\n")
 	if _, stderr, code := run(t, "", "eval", "--labels", labels, "--pairs", broken); code != ExitError || !strings.Contains(stderr, "broken.jsonl:1:") {
 		t.Errorf("broken pairs: exit %d %q", code, stderr)
+	}
+}
+
+// TestEvalCorpus scores a corpus directly: the dedup corpus of TestDedup against labels
+// that name its exact and near copies.
+func TestEvalCorpus(t *testing.T) {
+	dir := t.TempDir()
+	input, _ := dedupCorpus(t, dir)
+	var labels strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&labels, "doc%02d\tdoc%02d\t1.0\ndoc%02d\tdoc%02d\t0.95\n", i, 60+i, i, 70+i)
+	}
+	lp := filepath.Join(dir, "labels.tsv")
+	os.WriteFile(lp, []byte(labels.String()), 0o644)
+	stdout, stderr, code := run(t, "", "eval", "--json", "--labels", lp, input)
+	if code != ExitOK || !strings.Contains(stderr, "1 bad records skipped") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r evalRow
+	json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r)
+	// 10 clusters of 3: 30 pairs found; the 20 labelled all among them.
+	if r.Predicted != 30 || r.TP != 20 || r.FN != 0 {
+		t.Fatalf("first row %+v", r)
+	}
+	if _, _, code := run(t, "", "eval", "--labels", lp, "--pairs", lp, input); code != ExitUsage {
+		t.Errorf("--pairs and inputs: exit %d", code)
 	}
 }
