@@ -65,10 +65,10 @@ type Timing struct {
 
 // Result is everything a Run found.
 type Result struct {
-	Options  Options // with defaults filled in
-	Docs     []Doc   // in input order
+	Options  Options  // with defaults filled in
+	Docs     []Doc    // in input order
 	sigs     []uint32 // method minhash and all: document i's signature is sigs[i*K:(i+1)*K]
-	Pairs    []Pair  // sorted by (A, B)
+	Pairs    []Pair   // sorted by (A, B)
 	Clusters []Cluster
 	// Skipped counts the documents that could not be fingerprinted (OnError said to go
 	// on).
