@@ -59,23 +59,31 @@ func FuzzJSONL(f *testing.F) {
 			data = b.Bytes()
 		}
 		const max = 1 << 10
-		s := newJSONL("f", io.NopCloser(bytes.NewReader(data)), fields, max, new(atomic.Int64))
-		defer s.close()
-		for n := 0; ; n++ {
-			var it item
-			err := s.next(&it)
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n > len(data)+1 {
-				t.Fatal("more items than bytes")
-			}
-			checkItem(t, &it, max)
-		}
+		drain(t, newJSONL("f", io.NopCloser(bytes.NewReader(data)), fields, max, new(atomic.Int64)), len(data), max, nil)
 	})
+}
+
+// drain reads every item of a source over size bytes of input, checking each (and with
+// check, if not nil): the source must end, with fewer items than bytes.
+func drain(t *testing.T, s source, size, max int, check func(*item)) {
+	defer s.close()
+	for n := 0; ; n++ {
+		var it item
+		err := s.next(&it)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > size+1 {
+			t.Fatal("more items than bytes")
+		}
+		checkItem(t, &it, max)
+		if check != nil {
+			check(&it)
+		}
+	}
 }
 
 // FuzzWARC reads arbitrary bytes as a WARC file. It must never panic nor loop, bad
@@ -93,25 +101,11 @@ func FuzzWARC(f *testing.F) {
 	f.Add([]byte("WARC/1.0\n\tcont\nX: y\n\nWARC/1.1\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const max = 1 << 12
-		s := newWARC("f", io.NopCloser(bytes.NewReader(data)), max, new(atomic.Int64))
-		defer s.close()
-		for n := 0; ; n++ {
-			var it item
-			err := s.next(&it)
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n > len(data)+1 {
-				t.Fatal("more items than bytes")
-			}
-			checkItem(t, &it, max)
+		drain(t, newWARC("f", io.NopCloser(bytes.NewReader(data)), max, new(atomic.Int64)), len(data), max, func(it *item) {
 			if it.raw == nil && it.kind != kindBad && (it.start < 0 || it.end < it.start || it.end > int64(len(data))) {
 				t.Fatalf("span [%d, %d) outside %d bytes", it.start, it.end, len(data))
 			}
-		}
+		})
 	})
 }
 
