@@ -60,8 +60,8 @@ func (r *record) candidate() Candidate {
 // A Detector is safe for concurrent use: Check fingerprints outside the lock, then one
 // mutex guards the maps and indexes. Memory is about 1.9 KB a document at the defaults
 // (the MinHash signature and its bands, the SimHash tables, three hashes, the id and the
-// URL, and the maps over them); a check-and-add of 2 KB of text takes about 70 µs on one
-// core, two thirds of it fingerprinting (BenchmarkDetector).
+// URL, and the maps over them); a check-and-add of 2 KB of text takes 43-66 µs on one
+// core, most of it fingerprinting (BenchmarkDetector).
 type Detector struct {
 	opt Options
 	fpr *Fingerprinter
