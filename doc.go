@@ -44,16 +44,23 @@
 // client keeps to skip the round trip for pages that are certainly new; FindMirrors
 // finds the sites that carry the same content under the same paths.
 //
-// The neardup command (cmd/neardup) exposes the same steps: simhash, minhash, compare,
-// check, findall and bench. README.md has the measured accuracy and speed and how to
-// reproduce them.
+// # Corpora
+//
+// Package dedup deduplicates a whole corpus in one batch with the same fingerprints
+// (exact groups, then SimHash or MinHash near pairs, clusters with a keep-policy
+// representative); package corpus streams its JSONL, page directories and WARC files in
+// and copies the kept records out.
+//
+// The neardup command (cmd/neardup) exposes all of it: dedup, eval, check, findall,
+// simhash, minhash, compare, extract, urlnorm and bench. README.md has the measured
+// accuracy and speed and how to reproduce them.
 //
 // # Caveats
 //
 // Feature hashes, fingerprints, signatures and snapshots are persisted by users, so their
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
-// of them is a change of format, never a silent one. Batch deduplication of corpora and
-// the HTTP service are not built yet.
+// of them is a change of format, never a silent one. The HTTP service and its persistent
+// store are not built yet.
 //
 // The Detector keeps everything in memory, about 1.9 KB per document; nothing survives
 // the process. Its MinHash candidates come from banding, so a pair just above the threshold
