@@ -100,16 +100,9 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 		return nil, err
 	}
 	near := o.Method.near()
-	fopt := neardup.Options{
-		NoExtract: o.NoExtract, Extract: o.Extract, Shingle: o.Shingle, MinHashK: o.MinHashK, Keep: o.Keep,
-		NoSimHash: near != SimHash, NoMinHash: near != MinHash,
-	}
-	if near == Exact {
-		fopt.NoSimHash = false // the mirrors and the report use it; it is cheap
-	}
-	fpr, err := neardup.NewFingerprinter(fopt)
+	fpr, err := o.fingerprinter()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		return nil, err
 	}
 	res := &Result{Options: o}
 	if o.Expected > 0 {

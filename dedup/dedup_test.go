@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -217,9 +218,12 @@ func TestRunErrors(t *testing.T) {
 	if _, err := Run(src, Options{}, nil); err != bad {
 		t.Fatalf("source error: %v", err)
 	}
-	for _, o := range []Options{{Method: 9}, {Threshold: 2}, {Distance: 40}, {MinHashK: -1}} {
+	for _, o := range []Options{{Method: 9}, {Threshold: 2}, {Distance: 40}, {MinHashK: -1}, {Shingle: shingle.Options{K: -1}}} {
 		if _, err := Run(source(docs), o, nil); !errors.Is(err, ErrOptions) {
 			t.Errorf("%+v: %v", o, err)
+		}
+		if err := o.Validate(); !errors.Is(err, ErrOptions) {
+			t.Errorf("Validate %+v: %v", o, err)
 		}
 	}
 }

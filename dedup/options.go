@@ -133,3 +133,27 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// Validate reports the first option out of range, as Run would before reading anything.
+func (o Options) Validate() error {
+	o, err := o.withDefaults()
+	if err == nil {
+		_, err = o.fingerprinter()
+	}
+	return err
+}
+
+// fingerprinter returns the Fingerprinter of options with defaults filled in: only the
+// fingerprint the method searches by, and SimHash for the exact method (the mirrors and
+// the report use it; it is cheap).
+func (o Options) fingerprinter() (*neardup.Fingerprinter, error) {
+	near := o.Method.near()
+	fpr, err := neardup.NewFingerprinter(neardup.Options{
+		NoExtract: o.NoExtract, Extract: o.Extract, Shingle: o.Shingle, MinHashK: o.MinHashK, Keep: o.Keep,
+		NoSimHash: near == MinHash, NoMinHash: near != MinHash,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	return fpr, nil
+}

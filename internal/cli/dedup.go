@@ -199,8 +199,8 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: so,
 		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
 	}
-	if _, err := dedup.Run(func() (neardup.Document, error) { return neardup.Document{}, io.EOF }, opt, nil); err != nil {
-		return usagef("%v", err) // the options alone, checked before any reading
+	if err := opt.Validate(); err != nil {
+		return usagef("%v", err)
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
