@@ -301,3 +301,24 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestReadAll(t *testing.T) {
+	text := []byte(strings.Repeat("a page of text ", 100))
+	for name, in := range map[string][]byte{"plain": text, "gzip": gzipBytes(text), "zstd": zstdBytes(text)} {
+		got, err := corpus.ReadAll(bytes.NewReader(in), len(text))
+		if err != nil || !bytes.Equal(got, text) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, err := corpus.ReadAll(bytes.NewReader(in), len(text)-1); !errors.Is(err, corpus.ErrTooLarge) {
+			t.Errorf("%s, one byte over: %v", name, err)
+		}
+	}
+	bomb := gzipBytes(make([]byte, 64<<20))
+	if _, err := corpus.ReadAll(bytes.NewReader(bomb), 1<<20); !errors.Is(err, corpus.ErrTooLarge) {
+		t.Errorf("gzip bomb: %v", err)
+	}
+	gz := gzipBytes(text)
+	if _, err := corpus.ReadAll(bytes.NewReader(gz[:len(gz)/2]), 1<<20); !errors.Is(err, corpus.ErrTruncated) {
+		t.Errorf("truncated gzip: %v", err)
+	}
+}

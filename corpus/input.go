@@ -103,3 +103,35 @@ func (c *counter) ioError() error {
 	}
 	return nil
 }
+
+// ReadAll reads r whole, decompressed when it starts with the gzip or zstd magic bytes,
+// for a single page or file that is not part of a run (neardup extract, check and
+// compare read theirs so). More than max bytes, before or after decompression, is an
+// error wrapping ErrTooLarge, and nothing more is read, so a compressed bomb stops there;
+// a corrupt or truncated compressed stream wraps ErrTruncated; an error of r itself is
+// returned as it is.
+func ReadAll(r io.Reader, max int) ([]byte, error) {
+	src := &counter{f: r, bytes: new(atomic.Int64)}
+	br := bufio.NewReader(io.LimitReader(src, int64(max)+1))
+	c := sniff(br)
+	dr, release, err := decompress(br, c)
+	if err != nil {
+		if ioErr := src.ioError(); ioErr != nil {
+			return nil, ioErr
+		}
+		return nil, badf(ErrTruncated, "%v", err)
+	}
+	defer release()
+	what := ""
+	if c != plain {
+		what = " once decompressed"
+	}
+	b, err := readLimited(dr, max, what)
+	switch {
+	case src.ioError() != nil:
+		return nil, src.ioError()
+	case src.n > int64(max): // the compressed input alone is too long
+		return nil, badf(ErrTooLarge, "more than %d bytes", max)
+	}
+	return b, err
+}

@@ -303,9 +303,9 @@ func TestCompareMaxBytes(t *testing.T) {
 		msg   string
 	}{
 		{[]string{"--max-bytes", "10", a, a}, "", ExitOK, ""},
-		{[]string{"--max-bytes", "9", a, a}, "", ExitError, "neardup compare: " + a + " is larger than --max-bytes 9; raise --max-bytes to read it\n"},
+		{[]string{"--max-bytes", "9", a, a}, "", ExitError, "neardup compare: " + a + " is larger than --max-bytes 9 (counted after decompression); raise --max-bytes to read it\n"},
 		{[]string{"--max-bytes", "10", a, "-"}, "0123456789", ExitOK, ""},
-		{[]string{"--max-bytes", "10", a, "-"}, "0123456789x", ExitError, "neardup compare: stdin is larger than --max-bytes 10"},
+		{[]string{"--max-bytes", "10", a, "-"}, "0123456789x", ExitError, "neardup compare: stdin is larger than --max-bytes 10 (counted after decompression)"},
 		{[]string{"--max-bytes", "9223372036854775807", "-", a}, "0123456789", ExitOK, ""},
 	}
 	for _, tt := range tests {
@@ -326,7 +326,7 @@ func TestCompareMaxBytes(t *testing.T) {
 	}
 	f.Close()
 	_, stderr, code := run(t, "", "compare", a, big)
-	if code != ExitError || !strings.Contains(stderr, big+" is larger than --max-bytes 67108864") {
+	if code != ExitError || !strings.Contains(stderr, big+" is larger than --max-bytes 67108864 (counted") {
 		t.Errorf("64 MiB + 1: exit code %d, stderr %q", code, stderr)
 	}
 }

@@ -104,10 +104,10 @@ func TestExtractErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"gzip bomb", []string{bomb}, ExitError, bomb + " is larger than --max-bytes 8388608 once decompressed; raise --max-bytes"},
-		{"too large", []string{"--max-bytes", "1000", plain}, ExitError, plain + " is larger than --max-bytes 1000; raise --max-bytes"},
+		{"gzip bomb", []string{bomb}, ExitError, bomb + " is larger than --max-bytes 8388608 (counted after decompression); raise --max-bytes"},
+		{"too large", []string{"--max-bytes", "1000", plain}, ExitError, plain + " is larger than --max-bytes 1000 (counted after decompression); raise --max-bytes"},
 		{"too deep", []string{deep}, ExitError, deep + ": extract: page nested too deeply"},
-		{"bad gzip", []string{notGzip}, ExitError, "reading " + notGzip + ": gzip: "},
+		{"bad gzip", []string{notGzip}, ExitError, "reading " + notGzip + ": corpus: truncated or corrupt input: gzip: "},
 		{"missing file", []string{filepath.Join(dir, "none.html")}, ExitError, "none.html: no such file"},
 		{"others still read", []string{deep, "testdata/article.html"}, ExitError, "nested too deeply"},
 		{"max-bytes 0", []string{"--max-bytes", "0", plain}, ExitUsage, "--max-bytes 0 is not a size"},

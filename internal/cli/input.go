@@ -3,12 +3,13 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+
+	"github.com/neardup/neardup/corpus"
 )
 
 // maxLine is the longest line, in bytes, that readFingerprints accepts. A fingerprint takes
@@ -157,33 +158,22 @@ func quoteInput(b []byte) string {
 }
 
 // readPage reads the named input ("-" for stdin) whole, decompressing it when it starts
-// with the gzip magic bytes, and returns it with the name to use in messages. More than
-// maxBytes bytes, before or after decompression, is an error naming --max-bytes: the input
-// is not read further, so neither a huge file nor a gzip bomb is held in memory.
+// with the gzip or zstd magic bytes (corpus.ReadAll), and returns it with the name to use
+// in messages. More than maxBytes bytes, before or after decompression, is an error naming
+// --max-bytes: the input is not read further, so neither a huge file nor a compressed bomb
+// is held in memory.
 func readPage(e *env, name string, maxBytes int) ([]byte, string, error) {
 	r, shown, closeInput, err := openInput(e, name)
 	if err != nil {
 		return nil, "", err
 	}
 	defer closeInput()
-	br := bufio.NewReader(r)
-	what := ""
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		z, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, "", fmt.Errorf("reading %s: %w", shown, err)
-		}
-		defer z.Close()
-		r, what = z, " once decompressed"
-	} else {
-		r = br
-	}
-	page, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
-	if err != nil {
+	page, err := corpus.ReadAll(r, maxBytes)
+	switch {
+	case errors.Is(err, corpus.ErrTooLarge):
+		return nil, "", fmt.Errorf("%s is larger than --max-bytes %d (counted after decompression); raise --max-bytes to read it", shown, maxBytes)
+	case err != nil:
 		return nil, "", fmt.Errorf("reading %s: %w", shown, err)
-	}
-	if len(page) > maxBytes {
-		return nil, "", fmt.Errorf("%s is larger than --max-bytes %d%s; raise --max-bytes to read it", shown, maxBytes, what)
 	}
 	return page, shown, nil
 }
