@@ -24,8 +24,8 @@ MinHash similarity and exact level (raw, text or main), and the survivor under t
 policy.
 
 A page's id is its file name as given. HTML files have their main content extracted
-(boilerplate removed); files ending in .txt are plain text. Gzip-compressed files
-(.gz, or any file starting with the gzip magic bytes) are decompressed.
+(boilerplate removed); files ending in .txt are plain text. Gzip- and
+zstd-compressed files (told by their first bytes) are decompressed.
 
 --url gives the URL a page was fetched from, in the order of the files: the first
 --url belongs to the first FILE, and so on; pages without one have no URL key.

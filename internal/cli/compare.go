@@ -47,7 +47,7 @@ folded, punctuation removed), tokenized, word 5-shingles by default, hashed (one
 The output is a table with a header line naming A, B and the pipeline; with --json it is
 one JSON object with every measure and the size of each document (bytes, tokens, features).
 
-One of A and B may be "-", standard input. Each is read whole, gzip-compressed input
+One of A and B may be "-", standard input. Each is read whole, gzip- or zstd-compressed input
 decompressed, and one larger than --max-bytes (after decompression) is an error. Any
 bytes are accepted, valid UTF-8 or not. HTML is compared as text, tags and all; use
 'neardup extract' first to compare main contents.

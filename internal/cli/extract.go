@@ -19,7 +19,8 @@ var extractCommand = &command{
 is none): the article without its navigation, headers, footers, ads, comments and cookie
 banners, one paragraph per line (package extract, which wraps go-trafilatura). A page
 whose extractor finds less than 100 characters gets its whole visible text instead.
-Gzipped files (the .gz of a crawl or of the AEB benchmark) are read transparently.
+Gzip- and zstd-compressed files (the .gz of a crawl or of the AEB benchmark) are read
+transparently, told by their first bytes.
 
   $ neardup extract page.html.gz
 
