@@ -1,0 +1,259 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// DefaultCacheSize is the block cache of a Pebble store whose Options.CacheSize is 0.
+const DefaultCacheSize = 64 << 20
+
+// Options configures Open. The zero value means durable writes and a block cache of
+// DefaultCacheSize bytes.
+type Options struct {
+	// NoSync makes Apply return once the batch is in the write-ahead log's buffer, before
+	// it is written out and synced: a process crash or a power loss may then lose
+	// acknowledged batches (never part of one). For tests, benchmarks and bulk loads that
+	// can be redone.
+	NoSync bool
+	// CacheSize is the size in bytes of the cache of sstable blocks; 0 means
+	// DefaultCacheSize.
+	CacheSize int64
+}
+
+// Pebble is the persistent Store: an LSM tree (github.com/cockroachdb/pebble) in one
+// directory, whose write-ahead log makes each applied batch durable before Apply returns.
+// Concurrent Applies share fsyncs (pebble's group commit), so many appliers reach far more
+// batches per second than one. Record is one point lookup; IDs is one prefix seek that
+// the sstables' Bloom filters usually answer without reading a data block when the key
+// has no postings. Pebble implements Store; make one with Open.
+type Pebble struct {
+	db   *pebble.DB
+	sync *pebble.WriteOptions
+	gate *gate
+}
+
+var _ Store = (*Pebble)(nil)
+
+// Open opens the store in dir, creating the directory and an empty store if there is
+// none. It refuses, with an error wrapping ErrFormat, a directory that holds a pebble
+// database this package did not write, or one of another format version. Only one
+// process may have a directory open; pebble locks it.
+func Open(dir string, opt Options) (*Pebble, error) {
+	cache := pebble.NewCache(cmp.Or(opt.CacheSize, DefaultCacheSize))
+	defer cache.Unref()
+	o := &pebble.Options{
+		Cache:    cache,
+		Comparer: comparer,
+		Logger:   quietLogger{pebble.DefaultLogger},
+		// A pinned format, so a newer pebble does not ratchet a store past what the
+		// build that wrote it can read; TableFormatV6 has WAL sync chunks, which tell a
+		// torn WAL tail from corruption on replay.
+		FormatMajorVersion: pebble.FormatTableFormatV6,
+	}
+	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // the deeper levels inherit it
+	if err := checkComparer(dir, o); err != nil {
+		return nil, err
+	}
+	db, err := pebble.Open(dir, o)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", dir, err)
+	}
+	if err := checkFormat(db, dir); err != nil {
+		db.Close()
+		return nil, err
+	}
+	p := &Pebble{db: db, sync: pebble.Sync, gate: newGate()}
+	if opt.NoSync {
+		p.sync = pebble.NoSync
+	}
+	return p, nil
+}
+
+// quietLogger is pebble's default logger (the log package) without its Infof, which
+// reports routine events such as every WAL found on open.
+type quietLogger struct{ pebble.Logger }
+
+func (quietLogger) Infof(string, ...any) {}
+
+// checkComparer refuses, with ErrFormat, an existing pebble database in dir made with
+// another comparer: one this package did not write.
+func checkComparer(dir string, o *pebble.Options) error {
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if err != nil || !desc.Exists || desc.OptionsFilename == "" {
+		return nil // pebble.Open reports what is wrong, or creates the store
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(desc.OptionsFilename)))
+	if err != nil {
+		return fmt.Errorf("store: opening %s: %w", dir, err)
+	}
+	if err := o.CheckCompatibility(dir, string(data)); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrFormat, dir, err)
+	}
+	return nil
+}
+
+// checkFormat checks the format record of db, or writes it (synced) if db is empty.
+func checkFormat(db *pebble.DB, dir string) error {
+	v, closer, err := db.Get(metaFormatKey)
+	switch {
+	case err == nil:
+		defer closer.Close()
+		if !bytes.Equal(v, formatValue) {
+			return fmt.Errorf("%w: %s holds format %q, this build reads %q", ErrFormat, dir, v, formatValue)
+		}
+		return nil
+	case !errors.Is(err, pebble.ErrNotFound):
+		return fmt.Errorf("store: reading the format of %s: %w", dir, err)
+	}
+	it, err := db.NewIter(nil)
+	if err != nil {
+		return fmt.Errorf("store: reading %s: %w", dir, err)
+	}
+	empty := !it.First()
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("store: reading %s: %w", dir, err)
+	}
+	if !empty {
+		return fmt.Errorf("%w: %s holds keys but no format record", ErrFormat, dir)
+	}
+	if err := db.Set(metaFormatKey, formatValue, pebble.Sync); err != nil {
+		return fmt.Errorf("store: writing the format of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Apply applies b as one pebble batch and, unless Options.NoSync, returns once pebble
+// has synced it to the write-ahead log; pebble commits concurrent synced batches with
+// one fsync. It copies b's operations into pebble's batch, whose memory pebble pools.
+// See Store.Apply.
+func (p *Pebble) Apply(b *Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := p.gate.enter(); err != nil {
+		return err
+	}
+	defer p.gate.leave()
+	pb := p.db.NewBatchWithSize(len(b.data) + 24*len(b.ops))
+	defer pb.Close()
+	var key []byte
+	for _, o := range b.ops {
+		var err error
+		switch o.kind {
+		case opPutRecord:
+			key = recordKey(key[:0], o.id)
+			err = pb.Set(key, b.bytes(o), nil)
+		case opDeleteRecord:
+			key = recordKey(key[:0], o.id)
+			err = pb.Delete(key, nil)
+		case opAdd:
+			key = postingKey(key[:0], o.ns, b.bytes(o), o.id)
+			err = pb.Set(key, nil, nil)
+		case opRemove:
+			key = postingKey(key[:0], o.ns, b.bytes(o), o.id)
+			err = pb.Delete(key, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("store: building a batch: %w", err)
+		}
+	}
+	if err := pb.Commit(p.sync); err != nil {
+		return fmt.Errorf("store: applying a batch: %w", err)
+	}
+	return nil
+}
+
+// Record returns a copy of the record under id: one point lookup. See Store.Record.
+func (p *Pebble) Record(id uint64) ([]byte, bool, error) {
+	if err := p.gate.enter(); err != nil {
+		return nil, false, err
+	}
+	defer p.gate.leave()
+	var buf [9]byte
+	v, closer, err := p.db.Get(recordKey(buf[:0], id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("store: reading record %d: %w", id, err)
+	}
+	rec := slices.Clone(v)
+	if rec == nil {
+		rec = []byte{}
+	}
+	return rec, true, closer.Close()
+}
+
+// IDs calls fn with the ids posted under (ns, key), from a pebble iterator in prefix
+// mode (whose Bloom filters skip the sstables without the key). See Store.IDs.
+func (p *Pebble) IDs(ns Namespace, key []byte, fn func(id uint64) bool) error {
+	if err := p.gate.enter(); err != nil {
+		return err
+	}
+	defer p.gate.leave()
+	it, err := p.db.NewIter(nil)
+	if err != nil {
+		return fmt.Errorf("store: reading postings: %w", err)
+	}
+	seek := postingKey(nil, ns, key, 0)
+	for ok := it.SeekPrefixGE(seek); ok; ok = it.Next() {
+		if !fn(binary.BigEndian.Uint64(it.Key()[len(seek)-8:])) {
+			break
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("store: reading postings: %w", err)
+	}
+	return nil
+}
+
+// Records calls fn with every record in ascending id order from one pebble iterator,
+// which pins the sstables it reads until it returns. See Store.Records.
+func (p *Pebble) Records(fn func(id uint64, rec []byte) bool) error {
+	if err := p.gate.enter(); err != nil {
+		return err
+	}
+	defer p.gate.leave()
+	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: []byte{tagRecord}, UpperBound: []byte{tagRecord + 1}})
+	if err != nil {
+		return fmt.Errorf("store: reading records: %w", err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return fmt.Errorf("store: reading records: %w", err)
+		}
+		if !fn(binary.BigEndian.Uint64(it.Key()[1:]), v) {
+			break
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("store: reading records: %w", err)
+	}
+	return nil
+}
+
+// Close waits for the calls in progress, then closes the database. What Apply
+// acknowledged is durable already; with Options.NoSync, Close writes out and syncs what
+// the log still buffers. See Store.Close.
+func (p *Pebble) Close() error {
+	if err := p.gate.close(); err != nil {
+		return err
+	}
+	if err := p.db.Close(); err != nil {
+		return fmt.Errorf("store: closing: %w", err)
+	}
+	return nil
+}

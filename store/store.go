@@ -1,0 +1,99 @@
+package store
+
+// Namespace separates kinds of keys in one store: the same key bytes under two namespaces
+// are two independent postings. A service uses one namespace for URL keys, one for
+// exact-content keys, one per SimHash table, one per LSH band, and so on; the numbers are
+// the caller's to choose and to keep stable, since they are persisted.
+type Namespace uint16
+
+// Store keeps document records, opaque bytes under a uint64 id, and postings: under a
+// (namespace, key) pair, a set of uint64 ids. It keeps no index math; which keys a
+// document is posted under is the caller's business (packages hamming and lsh).
+//
+// Every method is safe for concurrent use. Close waits for the calls in progress; calls
+// that start after it, including calls made from an IDs or Records callback while Close
+// waits, return ErrClosed.
+type Store interface {
+	// Apply applies a batch atomically: a concurrent reader sees all of it or none of it,
+	// and so does a restart after a crash. The operations apply in the order they were
+	// added, so of two on the same record or posting the later wins. A persistent
+	// backend returns only once the batch is durable (its write-ahead log synced;
+	// concurrent Applies may share one sync). Apply does not keep b; an empty batch
+	// does nothing.
+	Apply(b *Batch) error
+	// Record returns a copy of the record stored under id, which the caller owns; ok
+	// reports whether there is one.
+	Record(id uint64) (rec []byte, ok bool, err error)
+	// IDs calls fn with each id posted under (ns, key), in ascending order, until fn
+	// returns false. It sees the postings as they were when it started, and fn may call
+	// the store's other methods. IDs does not keep key.
+	IDs(ns Namespace, key []byte, fn func(id uint64) bool) error
+	// Records calls fn with every record in ascending id order until fn returns false,
+	// as they were when it started: the way to rebuild in-memory indexes at startup
+	// without recomputing fingerprints. rec is valid only during the call and fn must not
+	// modify it; fn may call the store's other methods.
+	Records(fn func(id uint64, rec []byte) bool) error
+	// Close waits for the calls in progress, then releases the store; later calls
+	// return ErrClosed, and so does a second Close.
+	Close() error
+}
+
+// opKind is the kind of one operation of a Batch.
+type opKind uint8
+
+const (
+	opPutRecord opKind = iota
+	opDeleteRecord
+	opAdd
+	opRemove
+)
+
+// op is one operation of a Batch; its key (opAdd, opRemove) or record (opPutRecord) is
+// Batch.data[start:end].
+type op struct {
+	kind       opKind
+	ns         Namespace
+	id         uint64
+	start, end int
+}
+
+// Batch collects operations for Store.Apply, which applies them all or none. A Batch
+// copies the keys and records given to it, so the caller may reuse its buffers at once.
+// The zero value is an empty batch ready to use; Reset empties it and keeps its memory
+// for the next one. Not safe for concurrent use.
+type Batch struct {
+	ops  []op
+	data []byte
+}
+
+func (b *Batch) push(kind opKind, ns Namespace, id uint64, data []byte) {
+	start := len(b.data)
+	b.data = append(b.data, data...)
+	b.ops = append(b.ops, op{kind: kind, ns: ns, id: id, start: start, end: len(b.data)})
+}
+
+// bytes returns the key or record of o.
+func (b *Batch) bytes(o op) []byte { return b.data[o.start:o.end] }
+
+// PutRecord sets the record under id to a copy of rec, replacing any record there.
+func (b *Batch) PutRecord(id uint64, rec []byte) { b.push(opPutRecord, 0, id, rec) }
+
+// DeleteRecord deletes the record under id, if there is one. It leaves the postings of
+// id alone: remove those with Remove.
+func (b *Batch) DeleteRecord(id uint64) { b.push(opDeleteRecord, 0, id, nil) }
+
+// Add posts id under (ns, key); a key may be empty. Adding an id that is already posted
+// there changes nothing.
+func (b *Batch) Add(ns Namespace, key []byte, id uint64) { b.push(opAdd, ns, id, key) }
+
+// Remove removes id from the postings of (ns, key), if it is there.
+func (b *Batch) Remove(ns Namespace, key []byte, id uint64) { b.push(opRemove, ns, id, key) }
+
+// Len returns the number of operations in the batch.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// Reset empties the batch and keeps its memory.
+func (b *Batch) Reset() {
+	b.ops = b.ops[:0]
+	b.data = b.data[:0]
+}
