@@ -62,6 +62,7 @@ func Open(dir string, opt Options) (*Pebble, error) {
 		FormatMajorVersion: pebble.FormatTableFormatV6,
 	}
 	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // the deeper levels inherit it
+	o.EnsureDefaults()                                // as Open would; CheckCompatibility needs them
 	if err := checkComparer(dir, o); err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ var conformance = []struct {
 		map[uint64]string{2: "y"}, map[posting][]uint64{{0, "b"}: {1}}},
 	{"namespaces apart", [][]step{{add(1, "k", 1), add(2, "k", 2), add(math.MaxUint16, "k", 3)}},
 		nil, map[posting][]uint64{{1, "k"}: {1}, {2, "k"}: {2}, {math.MaxUint16, "k"}: {3}}},
-	{"keys that prefix each other", [][]step{{add(0, "", 1), add(0, "a", 2), add(0, "ab", 3), add(0, "a\x00", 4), add(0, "\x00", 5), add(0, be64(7), 6), add(0, be64(7) + be64(8), 7), add(0, "\x01", 8)}},
+	{"keys that prefix each other", [][]step{{add(0, "", 1), add(0, "a", 2), add(0, "ab", 3), add(0, "a\x00", 4), add(0, "\x00", 5), add(0, be64(7), 6), add(0, be64(7)+be64(8), 7), add(0, "\x01", 8)}},
 		nil, map[posting][]uint64{{0, ""}: {1}, {0, "a"}: {2}, {0, "ab"}: {3}, {0, "a\x00"}: {4}, {0, "\x00"}: {5}, {0, be64(7)}: {6}, {0, be64(7) + be64(8)}: {7}, {0, "\x01"}: {8}}},
 	{"long key", [][]step{{add(0, string(bytes.Repeat([]byte{0xff}, 5000)), 1), add(0, string(bytes.Repeat([]byte{0xff}, 4999)), 2)}},
 		nil, map[posting][]uint64{{0, string(bytes.Repeat([]byte{0xff}, 5000))}: {1}, {0, string(bytes.Repeat([]byte{0xff}, 4999))}: {2}}},
