@@ -1,0 +1,168 @@
+package neardup
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/neardup/neardup/minhash"
+)
+
+// entryVersion is the first byte of an Entry's binary form.
+const entryVersion = 1
+
+// AppendBinary implements encoding.BinaryAppender: it appends the entry in a compact,
+// versioned binary form (a version byte, then the fields in declaration order: strings
+// and the signature length-prefixed with uvarints, the three hashes raw, numbers
+// little-endian or as varints) that UnmarshalBinary reads back, so that a store can keep
+// a document's fingerprints and a restart need not recompute them. FetchTime is kept to
+// the nanosecond between the years 1678 and 2262, as UnixNano; the zero time and the Unix
+// epoch both read back as the zero time (unknown). The format is frozen (golden test); a
+// change gets a new version byte.
+func (e Entry) AppendBinary(b []byte) ([]byte, error) {
+	b = append(b, entryVersion)
+	b = appendString(b, e.ID)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.Priority))
+	var fetch int64
+	if !e.FetchTime.IsZero() {
+		fetch = e.FetchTime.UnixNano()
+	}
+	b = binary.AppendVarint(b, fetch)
+	b = appendString(b, e.URL)
+	b = append(b, e.Raw[:]...)
+	b = append(b, e.Text[:]...)
+	b = append(b, e.Main[:]...)
+	b = binary.LittleEndian.AppendUint64(b, e.SimHash)
+	b = binary.AppendUvarint(b, uint64(len(e.MinHash)))
+	for _, v := range e.MinHash {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(e.Words))
+	b = appendString(b, e.Title)
+	b = appendString(b, e.Method)
+	return b, nil
+}
+
+// MarshalBinary implements encoding.BinaryMarshaler with AppendBinary's form.
+func (e Entry) MarshalBinary() ([]byte, error) { return e.AppendBinary(nil) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler for AppendBinary's form. A
+// truncated, corrupt or unknown-version input is an error wrapping ErrEncoding, and e is
+// then unchanged. The strings and signature are copied out of data.
+func (e *Entry) UnmarshalBinary(data []byte) error {
+	d := decoder{b: data}
+	if v := d.u8(); v != entryVersion {
+		if d.err == nil {
+			d.err = fmt.Errorf("version %d, want %d", v, entryVersion)
+		}
+		return fmt.Errorf("%w: %v", ErrEncoding, d.err)
+	}
+	var x Entry
+	x.ID = d.str()
+	x.Priority = math.Float64frombits(d.u64())
+	if fetch := d.varint(); fetch != 0 {
+		x.FetchTime = time.Unix(0, fetch)
+	}
+	x.URL = d.str()
+	d.hash(&x.Raw)
+	d.hash(&x.Text)
+	d.hash(&x.Main)
+	x.SimHash = d.u64()
+	if n := d.uvarint(); n > 0 {
+		if n > minhash.MaxK || n*4 > uint64(len(d.b)) {
+			d.fail(fmt.Errorf("signature of %d values", n))
+		} else {
+			x.MinHash = make(minhash.Signature, n)
+			for i := range x.MinHash {
+				x.MinHash[i] = binary.LittleEndian.Uint32(d.b[4*i:])
+			}
+			d.b = d.b[4*n:]
+		}
+	}
+	words := d.uvarint()
+	if words > math.MaxInt32 {
+		d.fail(fmt.Errorf("%d words", words))
+	}
+	x.Words = int(words)
+	x.Title = d.str()
+	x.Method = d.str()
+	if d.err == nil && len(d.b) > 0 {
+		d.fail(fmt.Errorf("%d bytes after the entry", len(d.b)))
+	}
+	if d.err != nil {
+		return fmt.Errorf("%w: %v", ErrEncoding, d.err)
+	}
+	*e = x
+	return nil
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// decoder reads AppendBinary's fields; after the first error every read returns zero.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err, d.b = err, nil
+	}
+}
+
+func (d *decoder) take(n uint64) []byte {
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail(fmt.Errorf("truncated"))
+		return nil
+	}
+	p := d.b[:n]
+	d.b = d.b[n:]
+	return p
+}
+
+func (d *decoder) u8() byte {
+	if p := d.take(1); p != nil {
+		return p[0]
+	}
+	return 0
+}
+
+func (d *decoder) u64() uint64 {
+	if p := d.take(8); p != nil {
+		return binary.LittleEndian.Uint64(p)
+	}
+	return 0
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(fmt.Errorf("bad uvarint"))
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(fmt.Errorf("bad varint"))
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) str() string { return string(d.take(d.uvarint())) }
+
+func (d *decoder) hash(h *Hash) { copy(h[:], d.take(uint64(len(h)))) }
