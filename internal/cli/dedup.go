@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -214,8 +215,13 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	defer badFile.Close()
 	badLog := bufio.NewWriter(badFile)
+	// bad is called by the reading goroutine (bad records) and by the fingerprinting loop
+	// (pages over the extraction limits) of dedup.Run: one lock for both.
+	var badMu sync.Mutex
 	nbad := 0
 	bad := func(where string, err error) error {
+		badMu.Lock()
+		defer badMu.Unlock()
 		nbad++
 		line, _ := json.Marshal(map[string]string{"source": where, "error": err.Error()})
 		badLog.Write(append(line, '\n'))

@@ -209,3 +209,31 @@ func TestDedupPipelineOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupBadRecords mixes records the reader rejects (invalid JSON) with records that
+// cannot be fingerprinted (a URL without a host): both are listed in bad.jsonl and
+// counted, from two goroutines (run it with -race).
+func TestDedupBadRecords(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 3000 {
+		switch i % 3 {
+		case 0:
+			lines = append(lines, `{"id": "broken`)
+		case 1:
+			lines = append(lines, fmt.Sprintf(`{"id":"u%d","url":"http://","text":"a text %d"}`, i, i))
+		default:
+			lines = append(lines, fmt.Sprintf(`{"id":"g%d","text":"good text number %d here"}`, i, i))
+		}
+	}
+	input := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := run(t, "", "dedup", "--no-corpus", "--out", out, input)
+	if code != ExitOK || !strings.Contains(stderr, "1000 documents (2000 bad records skipped)") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(readOut(t, out, "bad.jsonl"), "\n"); n != 2000 {
+		t.Errorf("bad.jsonl has %d lines, want 2000", n)
+	}
+}
