@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/neardup/neardup"
@@ -74,8 +75,8 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 // and counted on standard error) and returns the pairs it finds, as readRunPairs would
 // read them from its pairs.jsonl.
 func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, error) {
-	bad := 0
-	r, err := corpus.Open(inputs, corpus.Options{OnError: func(corpus.BadRecord) error { bad++; return nil }})
+	var bad atomic.Int64 // counted by the reading goroutine and by the fingerprinting loop
+	r, err := corpus.Open(inputs, corpus.Options{OnError: func(corpus.BadRecord) error { bad.Add(1); return nil }})
 	if err != nil {
 		return nil, false, err
 	}
@@ -91,14 +92,14 @@ func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, 
 		}
 		return recordDocument(rec), nil
 	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract}, func(neardup.Document, error) error {
-		bad++
+		bad.Add(1)
 		return nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	if bad > 0 {
-		fmt.Fprintf(e.stderr, "neardup eval: %d bad records skipped (see 'neardup dedup' for the list)\n", bad)
+	if n := bad.Load(); n > 0 {
+		fmt.Fprintf(e.stderr, "neardup eval: %d bad records skipped (see 'neardup dedup' for the list)\n", n)
 	}
 	var buf bytes.Buffer
 	if err := res.WritePairs(&buf); err != nil {
