@@ -141,11 +141,22 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 	}
 	batches := make(chan batch, 1)
 	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
+	// On an early return the reader stops before Run returns, so that the caller may
+	// close what src reads from.
+	var reader sync.WaitGroup
+	defer func() {
+		close(stop)
+		reader.Wait()
+	}()
+	reader.Go(func() {
 		for {
 			b := batch{docs: make([]neardup.Document, 0, batchSize)}
 			for len(b.docs) < batchSize {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				doc, err := src()
 				if err != nil {
 					b.err = err
@@ -162,7 +173,7 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 				return
 			}
 		}
-	}()
+	})
 
 	fps := make([]neardup.Fingerprints, batchSize)
 	errs := make([]error, batchSize)

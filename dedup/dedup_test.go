@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
@@ -225,5 +227,33 @@ func TestRunErrors(t *testing.T) {
 		if err := o.Validate(); !errors.Is(err, ErrOptions) {
 			t.Errorf("Validate %+v: %v", o, err)
 		}
+	}
+}
+
+// TestRunStopsReading checks that after an early return Run no longer calls the source,
+// so that the caller may close it (run with -race).
+func TestRunStopsReading(t *testing.T) {
+	var mu sync.Mutex
+	closed, n := false, 0
+	src := func() (neardup.Document, error) {
+		time.Sleep(20 * time.Microsecond) // a reader slower than fingerprinting
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			t.Error("source called after Run returned")
+		}
+		n++
+		if n%3 == 0 {
+			return neardup.Document{Text: "no id"}, nil
+		}
+		return neardup.Document{ID: fmt.Sprint(n), Text: "text"}, nil // never ends
+	}
+	stop := errors.New("stop")
+	_, err := Run(src, Options{}, func(neardup.Document, error) error { return stop })
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	if err != stop {
+		t.Fatalf("Run: %v", err)
 	}
 }
