@@ -215,6 +215,22 @@ func TestDedupPipelineOptions(t *testing.T) {
 // counted, from two goroutines (run it with -race).
 func TestDedupBadRecords(t *testing.T) {
 	dir := t.TempDir()
+	input := badRecordsCorpus(t, dir)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := run(t, "", "dedup", "--no-corpus", "--out", out, input)
+	if code != ExitOK || !strings.Contains(stderr, "1000 documents (2000 bad records skipped)") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(readOut(t, out, "bad.jsonl"), "\n"); n != 2000 {
+		t.Errorf("bad.jsonl has %d lines, want 2000", n)
+	}
+}
+
+// badRecordsCorpus writes a JSONL file of 3000 lines: 1000 invalid JSON (bad records for
+// the reader), 1000 with a URL without a host (bad for the fingerprinter) and 1000 good
+// ones (ids g2, g5, ...), and returns its path.
+func badRecordsCorpus(t *testing.T, dir string) string {
+	t.Helper()
 	var lines []string
 	for i := range 3000 {
 		switch i % 3 {
@@ -227,13 +243,8 @@ func TestDedupBadRecords(t *testing.T) {
 		}
 	}
 	input := filepath.Join(dir, "in.jsonl")
-	os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	_, stderr, code := run(t, "", "dedup", "--no-corpus", "--out", out, input)
-	if code != ExitOK || !strings.Contains(stderr, "1000 documents (2000 bad records skipped)") {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if err := os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if n := strings.Count(readOut(t, out, "bad.jsonl"), "\n"); n != 2000 {
-		t.Errorf("bad.jsonl has %d lines, want 2000", n)
-	}
+	return input
 }

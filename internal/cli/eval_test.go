@@ -96,19 +96,7 @@ func TestEvalCorpus(t *testing.T) {
 // together (run it with -race).
 func TestEvalCorpusBadRecords(t *testing.T) {
 	dir := t.TempDir()
-	var lines []string
-	for i := range 3000 {
-		switch i % 3 {
-		case 0:
-			lines = append(lines, `{"id": "broken`)
-		case 1:
-			lines = append(lines, fmt.Sprintf(`{"id":"u%d","url":"http://","text":"a text %d"}`, i, i))
-		default:
-			lines = append(lines, fmt.Sprintf(`{"id":"g%d","text":"good text number %d here"}`, i, i))
-		}
-	}
-	input := filepath.Join(dir, "in.jsonl")
-	os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	input := badRecordsCorpus(t, dir)
 	labels := filepath.Join(dir, "labels.tsv")
 	os.WriteFile(labels, []byte("g2\tg5\n"), 0o644)
 	if _, stderr, code := run(t, "", "eval", "--labels", labels, input); code != ExitOK || !strings.Contains(stderr, "2000 bad records skipped") {
