@@ -172,10 +172,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		})
 	}
 
-	distance := c.distance
-	if distance == 0 {
-		distance = -1
-	}
+	distance := distanceOption(c.distance)
 	var size int64
 	var text []byte
 	i := 0

@@ -93,10 +93,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 	if c.maxBytes < 1 {
 		return usagef("--max-bytes %d: use 1 or more", c.maxBytes)
 	}
-	distance := c.distance
-	if distance == 0 {
-		distance = -1 // Options: 0 is the default, negative is 0
-	}
+	distance := distanceOption(c.distance)
 	d, err := neardup.NewDetector(neardup.Options{
 		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
 		Extract: extract.Options{MaxBytes: c.maxBytes},

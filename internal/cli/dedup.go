@@ -189,10 +189,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	if err := c.features.check(); err != nil {
 		return err
 	}
-	distance := c.distance
-	if distance == 0 {
-		distance = -1 // dedup.Options: 0 is the default, negative is 0
-	}
+	distance := distanceOption(c.distance)
 	so := c.features.options(shingle.Uniform)
 	so.KeepCase, so.KeepPunct, so.KeepAccents = c.keepCase, c.keepPunct, c.keepAccents
 	so.MaskNumbers, so.RemoveStopWords, so.NoCJK = c.maskNumbers, c.stopWords, c.noCJK

@@ -81,10 +81,7 @@ func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, 
 		return nil, false, err
 	}
 	defer r.Close()
-	distance := c.distance
-	if distance == 0 {
-		distance = -1
-	}
+	distance := distanceOption(c.distance)
 	res, err := dedup.Run(func() (neardup.Document, error) {
 		rec, err := r.Next()
 		if err != nil {

@@ -177,3 +177,13 @@ func readPage(e *env, name string, maxBytes int) ([]byte, string, error) {
 	}
 	return page, shown, nil
 }
+
+// distanceOption turns a --distance flag into the Distance field of neardup.Options and
+// dedup.Options, where 0 means the default and a negative value means 0: a flag of 0
+// asks for identical fingerprints only.
+func distanceOption(flag int) int {
+	if flag == 0 {
+		return -1
+	}
+	return flag
+}
