@@ -127,7 +127,7 @@ func (d *Detector) Check(doc Document) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return d.CheckEntry(doc.entry(fp), true), nil
+	return d.CheckEntry(doc.entry(fp), true)
 }
 
 // Peek is Check without storing anything: the verdict the document would get now.
@@ -136,14 +136,15 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return d.CheckEntry(doc.entry(fp), false), nil
+	return d.CheckEntry(doc.entry(fp), false)
 }
 
 // CheckEntry decides the verdict of an already fingerprinted document and, when add is
 // true, stores it. Its fingerprints must come from this detector's Fingerprinter (or
 // one with the same options); a signature of another size is treated as having no
 // near-duplicates. The entry's MinHash is kept: the caller must not change it afterwards.
-func (d *Detector) CheckEntry(e Entry, add bool) Verdict {
+// The error is the store's.
+func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.opt.Now()
@@ -159,14 +160,14 @@ func (d *Detector) CheckEntry(e Entry, add bool) Verdict {
 	if old := d.byURL[e.URL]; e.URL != "" && old != nil {
 		m := d.compare(&e, old)
 		m.Kind = URLDuplicate
-		if m.Level != LevelNone || d.near(m) {
+		if m.Level != LevelNone || d.near(m, d.opt.Near) {
 			if add {
 				if t := seenAt(e.FetchTime, now); t.After(old.lastSeen) {
 					old.lastSeen = t
 				}
 			}
 			v.Kind, v.Matches, v.Survivor = URLDuplicate, []Match{m}, old.ID
-			return v
+			return v, nil
 		}
 		v.Kind, replaced = Changed, old
 		v.Matches = append(v.Matches, m)
@@ -181,7 +182,7 @@ func (d *Detector) CheckEntry(e Entry, add bool) Verdict {
 	}
 	kind := ExactDuplicate
 	if len(found) == 0 {
-		found = d.nearRecords(&e, self, replaced)
+		found = d.nearRecords(&e, d.opt.Near, self, replaced)
 		kind = NearDuplicate
 	}
 	if v.Kind == Unique && len(found) > 0 {
@@ -213,7 +214,7 @@ func (d *Detector) CheckEntry(e Entry, add bool) Verdict {
 		d.store(e, now)
 		v.Added = true
 	}
-	return v
+	return v, nil
 }
 
 // compare returns a Match of stored record r against e, without its Kind.
@@ -234,11 +235,11 @@ func (d *Detector) compare(e *Entry, r *record) Match {
 	return m
 }
 
-// near applies Options.Near to a match's measures.
-func (d *Detector) near(m Match) bool {
+// near applies the near rule to a match's measures.
+func (d *Detector) near(m Match, near Near) bool {
 	bySim := m.Distance <= d.opt.Distance
 	byMin := m.Similarity >= d.opt.Threshold
-	switch d.opt.Near {
+	switch near {
 	case NearSimHash:
 		return bySim
 	case NearMinHash:
@@ -249,8 +250,9 @@ func (d *Detector) near(m Match) bool {
 	return bySim || byMin
 }
 
-// nearRecords returns the stored records near e, other than skip1 and skip2.
-func (d *Detector) nearRecords(e *Entry, skip1, skip2 *record) []*record {
+// nearRecords returns the stored records near e by the near rule, other than skip1 and
+// skip2.
+func (d *Detector) nearRecords(e *Entry, near Near, skip1, skip2 *record) []*record {
 	if e.Words < d.opt.MinWords {
 		return nil
 	}
@@ -262,17 +264,17 @@ func (d *Detector) nearRecords(e *Entry, skip1, skip2 *record) []*record {
 			return
 		}
 		seen[seq] = true
-		if d.near(d.compare(e, r)) {
+		if d.near(d.compare(e, r), near) {
 			out = append(out, r)
 		}
 	}
-	if d.opt.Near != NearMinHash {
+	if near != NearMinHash {
 		d.hbuf, _ = d.sim.AppendQuery(d.hbuf[:0], e.SimHash, d.opt.Distance)
 		for _, m := range d.hbuf {
 			consider(m.ID)
 		}
 	}
-	if d.opt.Near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
+	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
 		d.lbuf, _ = d.lsh.AppendQuery(d.lbuf[:0], e.MinHash)
 		for _, m := range d.lbuf {
 			consider(m.ID)
@@ -336,25 +338,99 @@ func (d *Detector) remove(r *record) {
 }
 
 // Remove deletes the document with the id and reports whether it was stored. The key
-// filter keeps its keys until it is next rebuilt (a filter cannot forget).
-func (d *Detector) Remove(id string) bool {
+// filter keeps its keys until it is next rebuilt (a filter cannot forget). The error is
+// the store's.
+func (d *Detector) Remove(id string) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r := d.byID[id]
 	if r != nil {
 		d.remove(r)
 	}
-	return r != nil
+	return r != nil, nil
 }
+
+// Stored is a document as a Detector keeps it.
+type Stored struct {
+	Entry
+	// LastSeen is what MaxAge is measured from: the entry's FetchTime (never later than
+	// when it was checked), or the last time a URL duplicate of it was checked.
+	LastSeen time.Time
+}
+
+// Get returns the stored document with the id; ok reports whether there is one. The
+// error is the store's.
+func (d *Detector) Get(id string) (s Stored, ok bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.byID[id]
+	if r == nil {
+		return Stored{}, false, nil
+	}
+	e := r.Entry
+	e.MinHash = slices.Clone(e.MinHash)
+	return Stored{Entry: e, LastSeen: r.lastSeen}, true, nil
+}
+
+// Query is a raw near-duplicate query for callers that fingerprint documents
+// themselves (with the detector's options): a SimHash, a MinHash signature, or both.
+type Query struct {
+	// SimHash is the fingerprint to search by when HasSimHash is true (0 is a valid
+	// fingerprint).
+	SimHash    uint64
+	HasSimHash bool
+	// MinHash is the signature to search by when it is not empty; it must have
+	// Options.MinHashK values.
+	MinHash minhash.Signature
+}
+
+// Near returns the stored documents near the query's fingerprints, strongest first, at
+// most Options.MaxMatches. The detector's Near rule applies to the measures the query
+// has: with only a SimHash, a match is within Distance bits; with only a signature, its
+// similarity reaches Threshold. Matches have Kind NearDuplicate and no Level. It returns
+// an error wrapping ErrOptions for a query with neither fingerprint or a signature of
+// another size, or the store's error.
+func (d *Detector) Near(q Query) ([]Match, error) {
+	if !q.HasSimHash && len(q.MinHash) == 0 {
+		return nil, fmt.Errorf("%w: a query needs a SimHash, a MinHash signature or both", ErrOptions)
+	}
+	if len(q.MinHash) != 0 && len(q.MinHash) != d.opt.MinHashK {
+		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.opt.MinHashK)
+	}
+	near := d.opt.Near
+	switch {
+	case !q.HasSimHash:
+		near = NearMinHash
+	case len(q.MinHash) == 0:
+		near = NearSimHash
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e := Entry{Fingerprints: Fingerprints{SimHash: q.SimHash, MinHash: q.MinHash, Words: d.opt.MinWords}}
+	var out []Match
+	for _, r := range d.nearRecords(&e, near, nil, nil) {
+		m := d.compare(&e, r)
+		m.Kind, m.Level = NearDuplicate, LevelNone
+		out = append(out, m)
+	}
+	slices.SortFunc(out, compareMatches)
+	if len(out) > d.opt.MaxMatches {
+		out = out[:d.opt.MaxMatches]
+	}
+	return out, nil
+}
+
+// Options returns the detector's options with every default filled in.
+func (d *Detector) Options() Options { return d.opt }
 
 // Expire deletes every document not seen for longer than MaxAge and returns how many it
 // deleted; with MaxAge 0 it deletes nothing. Checks call it themselves at most every
 // MaxAge/64, so calling it is only needed to free memory between checks. It costs a
-// pass over all stored documents.
-func (d *Detector) Expire() int {
+// pass over all stored documents. The error is the store's.
+func (d *Detector) Expire() (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.expire(d.opt.Now())
+	return d.expire(d.opt.Now()), nil
 }
 
 func (d *Detector) sweep(now time.Time) {

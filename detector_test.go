@@ -86,7 +86,10 @@ func TestDetectorVerdicts(t *testing.T) {
 		t.Fatalf("after change: %+v", v)
 	}
 	// The changed document's matches include its near-duplicate f.
-	if !d.Remove("f") || d.Remove("f") {
+	if ok, err := d.Remove("f"); !ok || err != nil {
+		t.Fatal("Remove f", err)
+	}
+	if ok, _ := d.Remove("f"); ok {
 		t.Fatal("Remove f twice")
 	}
 }
@@ -172,7 +175,7 @@ func TestDetectorExpiry(t *testing.T) {
 		t.Fatalf("within MaxAge: %+v", v)
 	}
 	now = now.Add(50 * time.Minute) // 100 minutes after a, 50 after it was seen again
-	if d.Expire() != 0 || d.Len() != 1 {
+	if n, err := d.Expire(); n != 0 || err != nil || d.Len() != 1 {
 		t.Fatal("a expired though seen 50 minutes ago")
 	}
 	now = now.Add(11 * time.Minute)
@@ -209,7 +212,7 @@ func TestDetectorNearOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := doc.entry(fp)
-			v := d.CheckEntry(e, true)
+			v := checkEntry(t, d, e, true)
 			var want []string
 			exact := false
 			for _, s := range stored {
@@ -219,14 +222,14 @@ func TestDetectorNearOracle(t *testing.T) {
 			}
 			for _, s := range stored {
 				m := d.compare(&e, &record{Entry: s})
-				if (exact && s.Main == e.Main) || (!exact && d.near(m)) {
+				if (exact && s.Main == e.Main) || (!exact && d.near(m, d.opt.Near)) {
 					want = append(want, s.ID)
 				}
 			}
 			var got []string
 			for _, m := range v.Matches {
 				got = append(got, m.ID)
-				if !exact && !d.near(m) {
+				if !exact && !d.near(m, d.opt.Near) {
 					t.Fatalf("%v: %s reported %+v below the thresholds", near, doc.ID, m)
 				}
 			}
@@ -262,7 +265,9 @@ func TestDetectorConcurrent(t *testing.T) {
 					t.Error(err)
 				}
 				if i%7 == 0 {
-					d.Remove(id)
+					if _, err := d.Remove(id); err != nil {
+						t.Error(err)
+					}
 					d.Prescreen()
 				}
 			}
@@ -344,12 +349,12 @@ func TestFingerprintSkips(t *testing.T) {
 func TestDetectorForeignSignature(t *testing.T) {
 	d := newDetector(t, Options{})
 	fp, _ := d.Fingerprinter().Fingerprint(Document{ID: "a", Text: strings.Join(words(1, 200), " ")})
-	d.CheckEntry(Entry{ID: "a", Fingerprints: fp}, true)
+	checkEntry(t, d, Entry{ID: "a", Fingerprints: fp}, true)
 	for _, sig := range [][]uint32{nil, {1, 2, 3}, make([]uint32, 1000)} {
 		e := Entry{ID: "b", Fingerprints: fp}
 		e.Main[0] ^= 1 // not an exact duplicate
 		e.MinHash = sig
-		if v := d.CheckEntry(e, false); v.Kind != NearDuplicate || v.Matches[0].Similarity != 0 {
+		if v := checkEntry(t, d, e, false); v.Kind != NearDuplicate || v.Matches[0].Similarity != 0 {
 			t.Errorf("signature of %d values: %+v", len(sig), v)
 		}
 	}
@@ -410,5 +415,60 @@ func TestFingerprintShingleOptions(t *testing.T) {
 	}
 	if _, err := NewFingerprinter(Options{Shingle: shingle.Options{K: -1}}); !errors.Is(err, ErrOptions) {
 		t.Errorf("bad shingle options: %v", err)
+	}
+}
+
+// checkEntry calls d.CheckEntry and fails the test on an error.
+func checkEntry(t testing.TB, d *Detector, e Entry, add bool) Verdict {
+	t.Helper()
+	v, err := d.CheckEntry(e, add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestDetectorGetAndNear reads a stored document back and queries by its raw
+// fingerprints, each measure alone and both.
+func TestDetectorGetAndNear(t *testing.T) {
+	d := newDetector(t, Options{})
+	base := words(3, 300)
+	check(t, d, Document{ID: "a", URL: "http://x.org/a", Text: strings.Join(base, " "), Priority: 2})
+	edited := slices.Clone(base)
+	edited[150] = "changed"
+	check(t, d, Document{ID: "b", Text: strings.Join(edited, " ")})
+	check(t, d, Document{ID: "c", Text: strings.Join(words(4, 300), " ")})
+
+	s, ok, err := d.Get("a")
+	if err != nil || !ok || s.ID != "a" || s.URL != "http://x.org/a" || s.Priority != 2 || s.LastSeen.IsZero() || len(s.MinHash) != d.Options().MinHashK {
+		t.Fatalf("Get a: %+v %v %v", s, ok, err)
+	}
+	if _, ok, err := d.Get("nope"); ok || err != nil {
+		t.Fatalf("Get nope: %v %v", ok, err)
+	}
+	for _, q := range []Query{
+		{SimHash: s.SimHash, HasSimHash: true},
+		{MinHash: s.MinHash},
+		{SimHash: s.SimHash, HasSimHash: true, MinHash: s.MinHash},
+	} {
+		ms, err := d.Near(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+			if m.Kind != NearDuplicate {
+				t.Errorf("match %+v: kind", m)
+			}
+		}
+		if len(ids) != 2 || ids[0] != "a" || ids[1] != "b" {
+			t.Errorf("query %v/%d values: %v, want [a b]", q.HasSimHash, len(q.MinHash), ids)
+		}
+	}
+	for _, q := range []Query{{}, {MinHash: s.MinHash[:5]}} {
+		if _, err := d.Near(q); !errors.Is(err, ErrOptions) {
+			t.Errorf("query %+v: %v, want ErrOptions", q, err)
+		}
 	}
 }

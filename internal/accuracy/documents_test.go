@@ -209,10 +209,10 @@ func aebScore(t *testing.T, fps *fpSet, opt neardup.Options) (found int, missed 
 	ps := &pageSets
 	d := detector(t, opt)
 	for _, a := range ps.aeb {
-		d.CheckEntry(neardup.Entry{ID: "gold/" + a.ID, Fingerprints: fps.aebGold[a.ID]}, true)
+		checkEntry(t, d, neardup.Entry{ID: "gold/" + a.ID, Fingerprints: fps.aebGold[a.ID]}, true)
 	}
 	for _, a := range ps.aeb {
-		v := d.CheckEntry(neardup.Entry{ID: "page/" + a.ID, Fingerprints: fps.aebPage[a.ID]}, false)
+		v := checkEntry(t, d, neardup.Entry{ID: "page/" + a.ID, Fingerprints: fps.aebPage[a.ID]}, false)
 		if slices.ContainsFunc(v.Matches, func(m neardup.Match) bool { return m.ID == "gold/"+a.ID }) {
 			found++
 		} else {
@@ -221,8 +221,8 @@ func aebScore(t *testing.T, fps *fpSet, opt neardup.Options) (found int, missed 
 	}
 	for _, p := range ps.aebSame {
 		d := detector(t, neardup.Options{Near: opt.Near, Distance: opt.Distance, Threshold: opt.Threshold, Expected: 10})
-		d.CheckEntry(neardup.Entry{ID: "a", Fingerprints: fps.aebPage[p[0]]}, true)
-		if v := d.CheckEntry(neardup.Entry{ID: "b", Fingerprints: fps.aebPage[p[1]]}, false); v.Kind != neardup.Unique {
+		checkEntry(t, d, neardup.Entry{ID: "a", Fingerprints: fps.aebPage[p[0]]}, true)
+		if v := checkEntry(t, d, neardup.Entry{ID: "b", Fingerprints: fps.aebPage[p[1]]}, false); v.Kind != neardup.Unique {
 			falsePos++
 		}
 	}
@@ -247,7 +247,7 @@ func debianMirror(t *testing.T, fps *fpSet, opt neardup.Options, ref float64) (t
 		e := neardup.Entry{ID: p.ID, Fingerprints: fps.debian[p.ID]}
 		e.URL = debianURL(p.ID, false)
 		pages = append(pages, neardup.Page{URL: e.URL, SimHash: e.SimHash})
-		for _, m := range d.CheckEntry(e, true).Matches {
+		for _, m := range checkEntry(t, d, e, true).Matches {
 			k := pairKey(p.ID, m.ID)
 			found[k] = true
 			if want[k] {
@@ -338,7 +338,7 @@ func TestDocumentsDebian(t *testing.T) {
 	levels := map[neardup.Level]int{}
 	hlsl := false
 	for _, p := range ps.debian {
-		v := d.CheckEntry(neardup.Entry{ID: p.ID, Fingerprints: fps.debian[p.ID]}, true)
+		v := checkEntry(t, d, neardup.Entry{ID: p.ID, Fingerprints: fps.debian[p.ID]}, true)
 		if strings.Contains(p.ID, "/b-") {
 			kinds[v.Kind]++
 			if v.Kind == neardup.URLDuplicate {
@@ -427,4 +427,14 @@ func pairKey(a, b string) [2]string {
 		a, b = b, a
 	}
 	return [2]string{a, b}
+}
+
+// checkEntry calls d.CheckEntry and fails the test on an error.
+func checkEntry(t testing.TB, d *neardup.Detector, e neardup.Entry, add bool) neardup.Verdict {
+	t.Helper()
+	v, err := d.CheckEntry(e, add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

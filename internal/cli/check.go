@@ -117,7 +117,10 @@ func (c *checkCmd) run(e *env, args []string) error {
 			}
 			var fp neardup.Fingerprints
 			if fp, err = d.Fingerprinter().Fingerprint(doc); err == nil {
-				v := d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true)
+				var v neardup.Verdict
+				if v, err = d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true); err != nil {
+					return err // the store failed; the next pages would too
+				}
 				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Method: fp.Method, Words: fp.Words})
 				w.Write(append(line, '\n'))
 				continue
