@@ -46,7 +46,7 @@ require (
 )
 
 require (
-	// pebble: package store's persistent backend. An LSM tree with a write-ahead log whose
+	// pebble: package store/pebblestore, the persistent backend. An LSM tree with a write-ahead log whose
 	// synced commits are grouped (concurrent Applies share one fsync), atomic batches,
 	// prefix Bloom filters and crash recovery, in production under CockroachDB; pure Go
 	// (with cgo it links DataDog's zstd, which store does not configure). Writing our own

@@ -9,7 +9,7 @@ import (
 
 func Example() {
 	const nsURL store.Namespace = 1
-	s := store.NewMemory() // store.Open(dir, store.Options{}) for the persistent store
+	s := store.NewMemory() // or pebblestore.Open(dir, pebblestore.Options{}), on disk
 	defer s.Close()
 
 	var b store.Batch

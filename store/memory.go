@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+
+	"github.com/neardup/neardup/store/internal/gate"
 )
 
 // Memory is the in-memory Store: for tests, and for indexes that need not outlive the
 // process. Its maps sit under one sync.RWMutex, so Apply excludes readers only while it
-// changes the maps. Postings are sorted slices replaced whole on each change, never
+// changes the maps; a gate, not the lock, lets Close wait for the calls in progress. Postings are sorted slices replaced whole on each change, never
 // modified in place, so IDs iterates without the lock and without copying. Adding or
 // removing one posting costs O(n) for a key with n ids; IDs costs one map lookup.
 //
@@ -18,33 +20,38 @@ type Memory struct {
 	mu       sync.RWMutex
 	records  map[uint64][]byte
 	postings map[Namespace]map[string][]uint64
-	closed   bool
+	gate     *gate.Gate
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty Memory store.
 func NewMemory() *Memory {
-	return &Memory{records: map[uint64][]byte{}, postings: map[Namespace]map[string][]uint64{}}
+	return &Memory{
+		records:  map[uint64][]byte{},
+		postings: map[Namespace]map[string][]uint64{},
+		gate:     gate.New(),
+	}
 }
 
 // Apply applies b under the write lock. See Store.Apply; Memory keeps nothing durable.
 func (m *Memory) Apply(b *Batch) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	if !m.gate.Enter() {
 		return ErrClosed
 	}
-	for _, o := range b.ops {
-		switch o.kind {
-		case opPutRecord:
-			m.records[o.id] = append([]byte{}, b.bytes(o)...) // not nil, even if empty
-		case opDeleteRecord:
-			delete(m.records, o.id)
-		case opAdd:
-			m.add(o.ns, b.bytes(o), o.id)
-		case opRemove:
-			m.remove(o.ns, b.bytes(o), o.id)
+	defer m.gate.Leave()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for o := range b.All() {
+		switch o.Kind {
+		case OpPutRecord:
+			m.records[o.ID] = append([]byte{}, o.Data...) // not nil, even if empty
+		case OpDeleteRecord:
+			delete(m.records, o.ID)
+		case OpAdd:
+			m.add(o.Namespace, o.Data, o.ID)
+		case OpRemove:
+			m.remove(o.Namespace, o.Data, o.ID)
 		}
 	}
 	return nil
@@ -83,11 +90,12 @@ func (m *Memory) remove(ns Namespace, key []byte, id uint64) {
 
 // Record returns a copy of the record under id. See Store.Record.
 func (m *Memory) Record(id uint64) ([]byte, bool, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
+	if !m.gate.Enter() {
 		return nil, false, ErrClosed
 	}
+	defer m.gate.Leave()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	rec, ok := m.records[id]
 	return slices.Clone(rec), ok, nil
 }
@@ -95,12 +103,13 @@ func (m *Memory) Record(id uint64) ([]byte, bool, error) {
 // IDs calls fn with the ids posted under (ns, key), without holding the lock. See
 // Store.IDs.
 func (m *Memory) IDs(ns Namespace, key []byte, fn func(id uint64) bool) error {
-	m.mu.RLock()
-	ids, closed := m.postings[ns][string(key)], m.closed
-	m.mu.RUnlock()
-	if closed {
+	if !m.gate.Enter() {
 		return ErrClosed
 	}
+	defer m.gate.Leave()
+	m.mu.RLock()
+	ids := m.postings[ns][string(key)]
+	m.mu.RUnlock()
 	for _, id := range ids {
 		if !fn(id) {
 			break
@@ -116,11 +125,11 @@ func (m *Memory) Records(fn func(id uint64, rec []byte) bool) error {
 		id  uint64
 		rec []byte
 	}
-	m.mu.RLock()
-	if m.closed {
-		m.mu.RUnlock()
+	if !m.gate.Enter() {
 		return ErrClosed
 	}
+	defer m.gate.Leave()
+	m.mu.RLock()
 	all := make([]entry, 0, len(m.records))
 	for id, rec := range m.records {
 		all = append(all, entry{id, rec})
@@ -135,13 +144,14 @@ func (m *Memory) Records(fn func(id uint64, rec []byte) bool) error {
 	return nil
 }
 
-// Close drops the records and postings. See Store.Close.
+// Close waits for the calls in progress, then drops the records and postings. See
+// Store.Close.
 func (m *Memory) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	if !m.gate.Close() {
 		return ErrClosed
 	}
-	m.closed, m.records, m.postings = true, nil, nil
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.records, m.postings = nil, nil
 	return nil
 }

@@ -1,5 +1,7 @@
 package store
 
+import "iter"
+
 // Namespace separates kinds of keys in one store: the same key bytes under two namespaces
 // are two independent postings. A service uses one namespace for URL keys, one for
 // exact-content keys, one per SimHash table, one per LSH band, and so on; the numbers are
@@ -38,56 +40,78 @@ type Store interface {
 	Close() error
 }
 
-// opKind is the kind of one operation of a Batch.
-type opKind uint8
+// OpKind is the kind of one operation of a Batch.
+type OpKind uint8
 
+// The kinds of operations, one per method of Batch that adds one.
 const (
-	opPutRecord opKind = iota
-	opDeleteRecord
-	opAdd
-	opRemove
+	OpPutRecord    OpKind = iota // Batch.PutRecord
+	OpDeleteRecord               // Batch.DeleteRecord
+	OpAdd                        // Batch.Add
+	OpRemove                     // Batch.Remove
 )
 
-// op is one operation of a Batch; its key (opAdd, opRemove) or record (opPutRecord) is
+// Op is one operation of a Batch, as Batch.All yields it to a backend: Namespace is that
+// of an OpAdd or OpRemove and 0 otherwise; Data is the key of an OpAdd or OpRemove, the
+// record of an OpPutRecord, and empty for an OpDeleteRecord.
+type Op struct {
+	Kind      OpKind
+	Namespace Namespace
+	ID        uint64
+	// Data is the batch's own copy: valid until the batch is next Reset, and not to be
+	// modified.
+	Data []byte
+}
+
+// op is one operation of a Batch; its key (OpAdd, OpRemove) or record (OpPutRecord) is
 // Batch.data[start:end].
 type op struct {
-	kind       opKind
+	kind       OpKind
 	ns         Namespace
 	id         uint64
 	start, end int
 }
 
-// Batch collects operations for Store.Apply, which applies them all or none. A Batch
-// copies the keys and records given to it, so the caller may reuse its buffers at once.
-// The zero value is an empty batch ready to use; Reset empties it and keeps its memory
-// for the next one. Not safe for concurrent use.
+// Batch collects operations for Store.Apply and Store.Write, which apply them all or
+// none. A Batch copies the keys and records given to it, so the caller may reuse its
+// buffers at once. The zero value is an empty batch ready to use; Reset empties it and
+// keeps its memory for the next one. Not safe for concurrent use.
 type Batch struct {
 	ops  []op
 	data []byte
 }
 
-func (b *Batch) push(kind opKind, ns Namespace, id uint64, data []byte) {
+func (b *Batch) push(kind OpKind, ns Namespace, id uint64, data []byte) {
 	start := len(b.data)
 	b.data = append(b.data, data...)
 	b.ops = append(b.ops, op{kind: kind, ns: ns, id: id, start: start, end: len(b.data)})
 }
 
-// bytes returns the key or record of o.
-func (b *Batch) bytes(o op) []byte { return b.data[o.start:o.end] }
+// All yields the operations of b in the order they were added, for a backend to apply;
+// it allocates nothing. The Data of each Op aliases b's memory: see Op.
+func (b *Batch) All() iter.Seq[Op] {
+	return func(yield func(Op) bool) {
+		for _, o := range b.ops {
+			if !yield(Op{Kind: o.kind, Namespace: o.ns, ID: o.id, Data: b.data[o.start:o.end:o.end]}) {
+				return
+			}
+		}
+	}
+}
 
 // PutRecord sets the record under id to a copy of rec, replacing any record there.
-func (b *Batch) PutRecord(id uint64, rec []byte) { b.push(opPutRecord, 0, id, rec) }
+func (b *Batch) PutRecord(id uint64, rec []byte) { b.push(OpPutRecord, 0, id, rec) }
 
 // DeleteRecord deletes the record under id, if there is one. It leaves the postings of
 // id alone: remove those with Remove.
-func (b *Batch) DeleteRecord(id uint64) { b.push(opDeleteRecord, 0, id, nil) }
+func (b *Batch) DeleteRecord(id uint64) { b.push(OpDeleteRecord, 0, id, nil) }
 
 // Add posts id under (ns, key); a key may be empty. Adding an id that is already posted
 // there changes nothing.
-func (b *Batch) Add(ns Namespace, key []byte, id uint64) { b.push(opAdd, ns, id, key) }
+func (b *Batch) Add(ns Namespace, key []byte, id uint64) { b.push(OpAdd, ns, id, key) }
 
 // Remove removes id from the postings of (ns, key), if it is there.
-func (b *Batch) Remove(ns Namespace, key []byte, id uint64) { b.push(opRemove, ns, id, key) }
+func (b *Batch) Remove(ns Namespace, key []byte, id uint64) { b.push(OpRemove, ns, id, key) }
 
 // Len returns the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.ops) }

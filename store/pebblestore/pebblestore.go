@@ -1,4 +1,4 @@
-package store
+package pebblestore
 
 import (
 	"bytes"
@@ -13,9 +13,12 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/neardup/neardup/store"
+	"github.com/neardup/neardup/store/internal/gate"
 )
 
-// DefaultCacheSize is the block cache of a Pebble store whose Options.CacheSize is 0.
+// DefaultCacheSize is the block cache of a DB whose Options.CacheSize is 0.
 const DefaultCacheSize = 64 << 20
 
 // Options configures Open. The zero value means durable writes and a block cache of
@@ -31,25 +34,25 @@ type Options struct {
 	CacheSize int64
 }
 
-// Pebble is the persistent Store: an LSM tree (github.com/cockroachdb/pebble) in one
+// DB is the persistent store.Store: an LSM tree (github.com/cockroachdb/pebble) in one
 // directory, whose write-ahead log makes each applied batch durable before Apply returns.
 // Concurrent Applies share fsyncs (pebble's group commit), so many appliers reach far more
 // batches per second than one. Record is one point lookup; IDs is one prefix seek that
 // the sstables' Bloom filters usually answer without reading a data block when the key
-// has no postings. Pebble implements Store; make one with Open.
-type Pebble struct {
+// has no postings. DB implements store.Store; make one with Open.
+type DB struct {
 	db   *pebble.DB
 	sync *pebble.WriteOptions
-	gate *gate
+	gate *gate.Gate
 }
 
-var _ Store = (*Pebble)(nil)
+var _ store.Store = (*DB)(nil)
 
 // Open opens the store in dir, creating the directory and an empty store if there is
 // none. It refuses, with an error wrapping ErrFormat, a directory that holds a pebble
 // database this package did not write, or one of another format version. Only one
 // process may have a directory open; pebble locks it.
-func Open(dir string, opt Options) (*Pebble, error) {
+func Open(dir string, opt Options) (*DB, error) {
 	cache := pebble.NewCache(cmp.Or(opt.CacheSize, DefaultCacheSize))
 	defer cache.Unref()
 	o := &pebble.Options{
@@ -68,17 +71,17 @@ func Open(dir string, opt Options) (*Pebble, error) {
 	}
 	db, err := pebble.Open(dir, o)
 	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", dir, err)
+		return nil, fmt.Errorf("pebblestore: opening %s: %w", dir, err)
 	}
 	if err := checkFormat(db, dir); err != nil {
 		db.Close()
 		return nil, err
 	}
-	p := &Pebble{db: db, sync: pebble.Sync, gate: newGate()}
+	d := &DB{db: db, sync: pebble.Sync, gate: gate.New()}
 	if opt.NoSync {
-		p.sync = pebble.NoSync
+		d.sync = pebble.NoSync
 	}
-	return p, nil
+	return d, nil
 }
 
 // quietLogger is pebble's default logger (the log package) without its Infof, which
@@ -96,7 +99,7 @@ func checkComparer(dir string, o *pebble.Options) error {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(desc.OptionsFilename)))
 	if err != nil {
-		return fmt.Errorf("store: opening %s: %w", dir, err)
+		return fmt.Errorf("pebblestore: opening %s: %w", dir, err)
 	}
 	if err := o.CheckCompatibility(dir, string(data)); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrFormat, dir, err)
@@ -115,21 +118,21 @@ func checkFormat(db *pebble.DB, dir string) error {
 		}
 		return nil
 	case !errors.Is(err, pebble.ErrNotFound):
-		return fmt.Errorf("store: reading the format of %s: %w", dir, err)
+		return fmt.Errorf("pebblestore: reading the format of %s: %w", dir, err)
 	}
 	it, err := db.NewIter(nil)
 	if err != nil {
-		return fmt.Errorf("store: reading %s: %w", dir, err)
+		return fmt.Errorf("pebblestore: reading %s: %w", dir, err)
 	}
 	empty := !it.First()
 	if err := it.Close(); err != nil {
-		return fmt.Errorf("store: reading %s: %w", dir, err)
+		return fmt.Errorf("pebblestore: reading %s: %w", dir, err)
 	}
 	if !empty {
 		return fmt.Errorf("%w: %s holds keys but no format record", ErrFormat, dir)
 	}
 	if err := db.Set(metaFormatKey, formatValue, pebble.Sync); err != nil {
-		return fmt.Errorf("store: writing the format of %s: %w", dir, err)
+		return fmt.Errorf("pebblestore: writing the format of %s: %w", dir, err)
 	}
 	return nil
 }
@@ -137,57 +140,57 @@ func checkFormat(db *pebble.DB, dir string) error {
 // Apply applies b as one pebble batch and, unless Options.NoSync, returns once pebble
 // has synced it to the write-ahead log; pebble commits concurrent synced batches with
 // one fsync. It copies b's operations into pebble's batch, whose memory pebble pools.
-// See Store.Apply.
-func (p *Pebble) Apply(b *Batch) error {
+// See store.Store.Apply.
+func (d *DB) Apply(b *store.Batch) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := p.gate.enter(); err != nil {
-		return err
+	if !d.gate.Enter() {
+		return store.ErrClosed
 	}
-	defer p.gate.leave()
-	pb := p.db.NewBatchWithSize(len(b.data) + 24*len(b.ops))
+	defer d.gate.Leave()
+	pb := d.db.NewBatch()
 	defer pb.Close()
 	var key []byte
-	for _, o := range b.ops {
+	for o := range b.All() {
 		var err error
-		switch o.kind {
-		case opPutRecord:
-			key = recordKey(key[:0], o.id)
-			err = pb.Set(key, b.bytes(o), nil)
-		case opDeleteRecord:
-			key = recordKey(key[:0], o.id)
+		switch o.Kind {
+		case store.OpPutRecord:
+			key = recordKey(key[:0], o.ID)
+			err = pb.Set(key, o.Data, nil)
+		case store.OpDeleteRecord:
+			key = recordKey(key[:0], o.ID)
 			err = pb.Delete(key, nil)
-		case opAdd:
-			key = postingKey(key[:0], o.ns, b.bytes(o), o.id)
+		case store.OpAdd:
+			key = postingKey(key[:0], o.Namespace, o.Data, o.ID)
 			err = pb.Set(key, nil, nil)
-		case opRemove:
-			key = postingKey(key[:0], o.ns, b.bytes(o), o.id)
+		case store.OpRemove:
+			key = postingKey(key[:0], o.Namespace, o.Data, o.ID)
 			err = pb.Delete(key, nil)
 		}
 		if err != nil {
-			return fmt.Errorf("store: building a batch: %w", err)
+			return fmt.Errorf("pebblestore: building a batch: %w", err)
 		}
 	}
-	if err := pb.Commit(p.sync); err != nil {
-		return fmt.Errorf("store: applying a batch: %w", err)
+	if err := pb.Commit(d.sync); err != nil {
+		return fmt.Errorf("pebblestore: applying a batch: %w", err)
 	}
 	return nil
 }
 
-// Record returns a copy of the record under id: one point lookup. See Store.Record.
-func (p *Pebble) Record(id uint64) ([]byte, bool, error) {
-	if err := p.gate.enter(); err != nil {
-		return nil, false, err
+// Record returns a copy of the record under id: one point lookup. See store.Store.Record.
+func (d *DB) Record(id uint64) ([]byte, bool, error) {
+	if !d.gate.Enter() {
+		return nil, false, store.ErrClosed
 	}
-	defer p.gate.leave()
+	defer d.gate.Leave()
 	var buf [9]byte
-	v, closer, err := p.db.Get(recordKey(buf[:0], id))
+	v, closer, err := d.db.Get(recordKey(buf[:0], id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("store: reading record %d: %w", id, err)
+		return nil, false, fmt.Errorf("pebblestore: reading record %d: %w", id, err)
 	}
 	rec := slices.Clone(v)
 	if rec == nil {
@@ -197,15 +200,15 @@ func (p *Pebble) Record(id uint64) ([]byte, bool, error) {
 }
 
 // IDs calls fn with the ids posted under (ns, key), from a pebble iterator in prefix
-// mode (whose Bloom filters skip the sstables without the key). See Store.IDs.
-func (p *Pebble) IDs(ns Namespace, key []byte, fn func(id uint64) bool) error {
-	if err := p.gate.enter(); err != nil {
-		return err
+// mode (whose Bloom filters skip the sstables without the key). See store.Store.IDs.
+func (d *DB) IDs(ns store.Namespace, key []byte, fn func(id uint64) bool) error {
+	if !d.gate.Enter() {
+		return store.ErrClosed
 	}
-	defer p.gate.leave()
-	it, err := p.db.NewIter(nil)
+	defer d.gate.Leave()
+	it, err := d.db.NewIter(nil)
 	if err != nil {
-		return fmt.Errorf("store: reading postings: %w", err)
+		return fmt.Errorf("pebblestore: reading postings: %w", err)
 	}
 	seek := postingKey(nil, ns, key, 0)
 	for ok := it.SeekPrefixGE(seek); ok; ok = it.Next() {
@@ -214,47 +217,47 @@ func (p *Pebble) IDs(ns Namespace, key []byte, fn func(id uint64) bool) error {
 		}
 	}
 	if err := it.Close(); err != nil {
-		return fmt.Errorf("store: reading postings: %w", err)
+		return fmt.Errorf("pebblestore: reading postings: %w", err)
 	}
 	return nil
 }
 
 // Records calls fn with every record in ascending id order from one pebble iterator,
-// which pins the sstables it reads until it returns. See Store.Records.
-func (p *Pebble) Records(fn func(id uint64, rec []byte) bool) error {
-	if err := p.gate.enter(); err != nil {
-		return err
+// which pins the sstables it reads until it returns. See store.Store.Records.
+func (d *DB) Records(fn func(id uint64, rec []byte) bool) error {
+	if !d.gate.Enter() {
+		return store.ErrClosed
 	}
-	defer p.gate.leave()
-	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: []byte{tagRecord}, UpperBound: []byte{tagRecord + 1}})
+	defer d.gate.Leave()
+	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{tagRecord}, UpperBound: []byte{tagRecord + 1}})
 	if err != nil {
-		return fmt.Errorf("store: reading records: %w", err)
+		return fmt.Errorf("pebblestore: reading records: %w", err)
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			it.Close()
-			return fmt.Errorf("store: reading records: %w", err)
+			return fmt.Errorf("pebblestore: reading records: %w", err)
 		}
 		if !fn(binary.BigEndian.Uint64(it.Key()[1:]), v) {
 			break
 		}
 	}
 	if err := it.Close(); err != nil {
-		return fmt.Errorf("store: reading records: %w", err)
+		return fmt.Errorf("pebblestore: reading records: %w", err)
 	}
 	return nil
 }
 
 // Close waits for the calls in progress, then closes the database. What Apply
 // acknowledged is durable already; with Options.NoSync, Close writes out and syncs what
-// the log still buffers. See Store.Close.
-func (p *Pebble) Close() error {
-	if err := p.gate.close(); err != nil {
-		return err
+// the log still buffers. See store.Store.Close.
+func (d *DB) Close() error {
+	if !d.gate.Close() {
+		return store.ErrClosed
 	}
-	if err := p.db.Close(); err != nil {
-		return fmt.Errorf("store: closing: %w", err)
+	if err := d.db.Close(); err != nil {
+		return fmt.Errorf("pebblestore: closing: %w", err)
 	}
 	return nil
 }

@@ -1,36 +1,104 @@
-package store
+package pebblestore
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/neardup/neardup/store"
+	"github.com/neardup/neardup/store/storetest"
 )
 
-// TestReopen checks that a closed Pebble store opens again with everything it held.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openDB(t, t.TempDir(), Options{}) })
+}
+
+func openDB(t testing.TB, dir string, o Options) *DB {
+	t.Helper()
+	d, err := Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func apply(t testing.TB, s store.Store, b *store.Batch) {
+	t.Helper()
+	if err := s.Apply(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ids(t testing.TB, s store.Store, ns store.Namespace, key []byte) []uint64 {
+	t.Helper()
+	var out []uint64
+	if err := s.IDs(ns, key, func(id uint64) bool { out = append(out, id); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// contents is what a store holds: its records, and the postings of the keys asked for.
+type contents struct {
+	records  map[uint64]string
+	postings map[string][]uint64 // by namespace and key, "ns/key"
+}
+
+func read(t testing.TB, s store.Store, keys map[store.Namespace][][]byte) contents {
+	t.Helper()
+	c := contents{map[uint64]string{}, map[string][]uint64{}}
+	if err := s.Records(func(id uint64, rec []byte) bool { c.records[id] = string(rec); return true }); err != nil {
+		t.Fatal(err)
+	}
+	for ns, keys := range keys {
+		for _, k := range keys {
+			if got := ids(t, s, ns, k); got != nil {
+				c.postings[fmt.Sprintf("%d/%x", ns, k)] = got
+			}
+		}
+	}
+	return c
+}
+
+// TestReopen checks that a closed DB opens again with everything it held.
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
-	p := openPebble(t, dir, Options{})
-	m := newModel()
-	var b Batch
+	d := openDB(t, dir, Options{})
+	keys := map[store.Namespace][][]byte{}
+	for ns := range store.Namespace(3) {
+		for k := range uint64(7) {
+			keys[ns] = append(keys[ns], binary.BigEndian.AppendUint64(nil, k))
+		}
+	}
+	var b store.Batch
 	for id := range uint64(100) {
 		b.Reset()
 		b.PutRecord(id, fmt.Appendf(nil, "doc %d", id))
-		b.Add(Namespace(id%3), binary.BigEndian.AppendUint64(nil, id%7), id)
+		b.Add(store.Namespace(id%3), binary.BigEndian.AppendUint64(nil, id%7), id)
 		if id%10 == 0 {
-			b.Remove(Namespace((id-10)%3), binary.BigEndian.AppendUint64(nil, (id-10)%7), id-10)
+			b.Remove(store.Namespace((id-10)%3), binary.BigEndian.AppendUint64(nil, (id-10)%7), id-10)
 			b.DeleteRecord(id - 10)
 		}
-		apply(t, p, &b)
-		m.apply(&b)
+		apply(t, d, &b)
 	}
-	if err := p.Close(); err != nil {
+	before := read(t, d, keys)
+	if len(before.records) != 91 || len(before.postings) != 21 {
+		t.Fatalf("before Close: %d records, %d keys with postings; want 91 and 21", len(before.records), len(before.postings))
+	}
+	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	check(t, openPebble(t, dir, Options{}), m, nil, []uint64{0, 99})
+	after := read(t, openDB(t, dir, Options{}), keys)
+	if !maps.Equal(before.records, after.records) || !maps.EqualFunc(before.postings, after.postings, slices.Equal) {
+		t.Errorf("reopened store holds %v, want %v", after, before)
+	}
 }
 
 // TestFormat checks that Open refuses what this package did not write.
@@ -79,7 +147,7 @@ func TestFormat(t *testing.T) {
 func TestComparer(t *testing.T) {
 	var keys [][]byte
 	for _, k := range []string{"", "a", "ab", "a\x00", "\xff\xff", string(make([]byte, 200))} {
-		for _, ns := range []Namespace{0, 1, 0xffff} {
+		for _, ns := range []store.Namespace{0, 1, 0xffff} {
 			keys = append(keys, postingPrefix(nil, ns, []byte(k)))
 			for _, id := range []uint64{0, 1, 255, 256, 1 << 63} {
 				keys = append(keys, postingKey(nil, ns, []byte(k), id))
@@ -108,13 +176,13 @@ func TestComparer(t *testing.T) {
 
 // decodePosting is the inverse of postingKey: FuzzPostingKey checks with it that the
 // encoding loses nothing.
-func decodePosting(k []byte) (ns Namespace, key []byte, id uint64, ok bool) {
+func decodePosting(k []byte) (ns store.Namespace, key []byte, id uint64, ok bool) {
 	p := split(k)
 	if p == len(k) || k[0] != tagPosting {
 		return 0, nil, 0, false
 	}
 	_, w := binary.Uvarint(k[3:])
-	return Namespace(binary.BigEndian.Uint16(k[1:])), k[3+w : p], binary.BigEndian.Uint64(k[p:]), true
+	return store.Namespace(binary.BigEndian.Uint16(k[1:])), k[3+w : p], binary.BigEndian.Uint64(k[p:]), true
 }
 
 func FuzzPostingKey(f *testing.F) {
@@ -122,12 +190,12 @@ func FuzzPostingKey(f *testing.F) {
 	f.Add(uint16(1), []byte("ab"), uint64(1<<63), uint16(1), []byte("a"))
 	f.Add(uint16(7), bytes.Repeat([]byte{0xff}, 200), uint64(5), uint16(7), bytes.Repeat([]byte{0xff}, 128))
 	f.Fuzz(func(t *testing.T, ns uint16, key []byte, id uint64, ns2 uint16, key2 []byte) {
-		k := postingKey(nil, Namespace(ns), key, id)
+		k := postingKey(nil, store.Namespace(ns), key, id)
 		gotNS, gotKey, gotID, ok := decodePosting(k)
-		if !ok || gotNS != Namespace(ns) || !bytes.Equal(gotKey, key) || gotID != id {
+		if !ok || gotNS != store.Namespace(ns) || !bytes.Equal(gotKey, key) || gotID != id {
 			t.Fatalf("decode(encode(%d, %q, %d)) = %d, %q, %d, %v", ns, key, id, gotNS, gotKey, gotID, ok)
 		}
-		a, b := postingPrefix(nil, Namespace(ns), key), postingPrefix(nil, Namespace(ns2), key2)
+		a, b := postingPrefix(nil, store.Namespace(ns), key), postingPrefix(nil, store.Namespace(ns2), key2)
 		if !bytes.Equal(a, b) && (bytes.HasPrefix(a, b) || bytes.HasPrefix(b, a)) {
 			t.Fatalf("prefixes of (%d, %q) and (%d, %q) collide: %x, %x", ns, key, ns2, key2, a, b)
 		}

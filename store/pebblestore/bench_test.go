@@ -1,4 +1,4 @@
-package store
+package pebblestore
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/neardup/neardup/store"
 )
 
 // BenchmarkApply applies one document's batch (its record and three postings, as
@@ -16,22 +18,22 @@ func BenchmarkApply(b *testing.B) {
 	for _, sync := range []bool{true, false} {
 		for _, appliers := range []int{1, 32} {
 			b.Run(fmt.Sprintf("sync=%t/appliers=%d", sync, appliers), func(b *testing.B) {
-				p := openPebble(b, b.TempDir(), Options{NoSync: !sync})
+				p := openDB(b, b.TempDir(), Options{NoSync: !sync})
 				benchApply(b, p, appliers)
 			})
 		}
 	}
-	b.Run("memory", func(b *testing.B) { benchApply(b, NewMemory(), 1) })
+	b.Run("memory", func(b *testing.B) { benchApply(b, store.NewMemory(), 1) })
 }
 
-func benchApply(b *testing.B, s Store, appliers int) {
+func benchApply(b *testing.B, s store.Store, appliers int) {
 	var next atomic.Uint64
 	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range appliers {
 		wg.Go(func() {
-			var batch Batch
+			var batch store.Batch
 			for {
 				id := next.Add(1)
 				if id > uint64(b.N) {
@@ -53,14 +55,14 @@ func benchApply(b *testing.B, s Store, appliers int) {
 // with about 100 ids, and keys with none (most lookups of a dedup service).
 func BenchmarkIDs(b *testing.B) {
 	const docs = 100_000
-	setup := map[string]func(b *testing.B) Store{
-		"memory": func(b *testing.B) Store { return NewMemory() },
-		"pebble": func(b *testing.B) Store { return openPebble(b, b.TempDir(), Options{NoSync: true}) },
+	setup := map[string]func(b *testing.B) store.Store{
+		"memory": func(b *testing.B) store.Store { return store.NewMemory() },
+		"pebble": func(b *testing.B) store.Store { return openDB(b, b.TempDir(), Options{NoSync: true}) },
 	}
 	for _, name := range []string{"memory", "pebble"} {
 		b.Run(name, func(b *testing.B) {
 			s := setup[name](b)
-			var batch Batch
+			var batch store.Batch
 			for id := range uint64(docs) {
 				crashBatch(&batch, id) // ns 1: id%1021, about 100 ids; ns 2: one id
 				if err := s.Apply(&batch); err != nil {
@@ -69,7 +71,7 @@ func BenchmarkIDs(b *testing.B) {
 			}
 			for _, c := range []struct {
 				name string
-				ns   Namespace
+				ns   store.Namespace
 				key  func(i uint64) []byte
 			}{
 				{"one", 2, func(i uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 24), i%docs) }},

@@ -1,4 +1,4 @@
-package store
+package pebblestore
 
 import (
 	"bufio"
@@ -16,13 +16,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/store"
 )
 
 var crashNoSync = flag.Bool("crash.nosync", false, "TestCrash: open the child's store with Options.NoSync, to watch the test catch lost acknowledged batches")
 
 // crashBatch fills b with document id's batch: its record and three postings, one per kind
 // of key the service keeps (a SimHash table key, an exact key, a URL).
-func crashBatch(b *Batch, id uint64) {
+func crashBatch(b *store.Batch, id uint64) {
 	b.Reset()
 	b.PutRecord(id, fmt.Appendf(nil, "record %d %s", id, strings.Repeat("x", int(id%200))))
 	b.Add(1, binary.BigEndian.AppendUint64(nil, id%1021), id)
@@ -123,19 +125,19 @@ func readAcks(r io.Reader, first chan struct{}) []uint64 {
 }
 
 // checkAcked reports how many of the acked documents are missing or incomplete in p.
-func checkAcked(t *testing.T, p *Pebble, acked []uint64) (lost int) {
+func checkAcked(t *testing.T, p *DB, acked []uint64) (lost int) {
 	t.Helper()
-	var want Batch
+	var want store.Batch
 	for _, id := range acked {
 		crashBatch(&want, id)
 		ok := true
-		for _, o := range want.ops {
-			switch o.kind {
-			case opPutRecord:
+		for o := range want.All() {
+			switch o.Kind {
+			case store.OpPutRecord:
 				rec, found, err := p.Record(id)
-				ok = ok && err == nil && found && string(rec) == string(want.bytes(o))
-			case opAdd:
-				ids := ids(t, p, o.ns, want.bytes(o))
+				ok = ok && err == nil && found && string(rec) == string(o.Data)
+			case store.OpAdd:
+				ids := ids(t, p, o.Namespace, o.Data)
 				_, found := slices.BinarySearch(ids, id)
 				ok = ok && found
 			}
@@ -161,7 +163,7 @@ func crashChild(dir string) {
 	var mu sync.Mutex
 	for range 8 {
 		go func() {
-			var b Batch
+			var b store.Batch
 			for {
 				id := next.Add(1)
 				crashBatch(&b, id)

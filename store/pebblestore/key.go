@@ -1,9 +1,11 @@
-package store
+package pebblestore
 
 import (
 	"encoding/binary"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/neardup/neardup/store"
 )
 
 // The persistent key layout. Every key starts with a tag byte:
@@ -24,7 +26,7 @@ const (
 )
 
 // postingPrefix appends the prefix of the postings of (ns, key) to dst.
-func postingPrefix(dst []byte, ns Namespace, key []byte) []byte {
+func postingPrefix(dst []byte, ns store.Namespace, key []byte) []byte {
 	dst = append(dst, tagPosting)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(ns))
 	dst = binary.AppendUvarint(dst, uint64(len(key)))
@@ -32,7 +34,7 @@ func postingPrefix(dst []byte, ns Namespace, key []byte) []byte {
 }
 
 // postingKey appends the key of the posting of id under (ns, key) to dst.
-func postingKey(dst []byte, ns Namespace, key []byte, id uint64) []byte {
+func postingKey(dst []byte, ns store.Namespace, key []byte, id uint64) []byte {
 	return binary.BigEndian.AppendUint64(postingPrefix(dst, ns, key), id)
 }
 
