@@ -2,7 +2,10 @@ package store
 
 import (
 	"cmp"
+	"maps"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/neardup/neardup/store/internal/gate"
@@ -20,6 +23,7 @@ type Memory struct {
 	mu       sync.RWMutex
 	records  map[uint64][]byte
 	postings map[Namespace]map[string][]uint64
+	lastID   uint64 // the largest record id ever put or id NextID returned
 	gate     *gate.Gate
 }
 
@@ -46,6 +50,7 @@ func (m *Memory) Apply(b *Batch) error {
 		switch o.Kind {
 		case OpPutRecord:
 			m.records[o.ID] = append([]byte{}, o.Data...) // not nil, even if empty
+			m.lastID = max(m.lastID, o.ID)
 		case OpDeleteRecord:
 			delete(m.records, o.ID)
 		case OpAdd:
@@ -55,6 +60,34 @@ func (m *Memory) Apply(b *Batch) error {
 		}
 	}
 	return nil
+}
+
+// Write is Apply: Memory keeps nothing durable. See Store.Write.
+func (m *Memory) Write(b *Batch) error { return m.Apply(b) }
+
+// Sync does nothing but fail after Close. See Store.Sync.
+func (m *Memory) Sync() error {
+	if !m.gate.Enter() {
+		return ErrClosed
+	}
+	m.gate.Leave()
+	return nil
+}
+
+// NextID returns one more than the largest record id ever put and id returned, under
+// the write lock. See Store.NextID.
+func (m *Memory) NextID() (uint64, error) {
+	if !m.gate.Enter() {
+		return 0, ErrClosed
+	}
+	defer m.gate.Leave()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lastID == math.MaxUint64 {
+		return 0, errNoID
+	}
+	m.lastID++
+	return m.lastID, nil
 }
 
 // add posts id under (ns, key) with a new slice. The caller holds the write lock.
@@ -142,6 +175,39 @@ func (m *Memory) Records(fn func(id uint64, rec []byte) bool) error {
 		}
 	}
 	return nil
+}
+
+// Postings calls fn with the postings of ns without holding the lock. It sorts the
+// namespace's keys first: O(k log k) time for k keys, and 24 bytes of memory each. See
+// Store.Postings.
+func (m *Memory) Postings(ns Namespace, fn func(key []byte, id uint64) bool) error {
+	if !m.gate.Enter() {
+		return ErrClosed
+	}
+	defer m.gate.Leave()
+	m.mu.RLock()
+	keys := slices.Collect(maps.Keys(m.postings[ns]))
+	all := make([][]uint64, len(keys)) // the slices are never modified: see add, remove
+	slices.SortFunc(keys, compareKeys)
+	for i, k := range keys {
+		all[i] = m.postings[ns][k]
+	}
+	m.mu.RUnlock()
+	var buf []byte
+	for i, k := range keys {
+		buf = append(buf[:0], k...)
+		for _, id := range all[i] {
+			if !fn(buf, id) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// compareKeys orders keys as Store.Postings does: by length, then bytewise.
+func compareKeys(a, b string) int {
+	return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
 }
 
 // Close waits for the calls in progress, then drops the records and postings. See

@@ -23,6 +23,15 @@ type Store interface {
 	// concurrent Applies may share one sync). Apply does not keep b; an empty batch
 	// does nothing.
 	Apply(b *Batch) error
+	// Write applies b as Apply does, atomically and visible to readers before it
+	// returns, but need not make it durable: a crash may lose it, whole. Sync makes it
+	// durable. Write does not keep b.
+	Write(b *Batch) error
+	// Sync makes durable every batch whose Write returned before Sync was called;
+	// concurrent Syncs may share one sync of the log. The pattern for a service is Write
+	// under its own lock, so that batches apply in the order it decides, then Sync
+	// outside it, so that one log sync covers many writers, then acknowledge.
+	Sync() error
 	// Record returns a copy of the record stored under id, which the caller owns; ok
 	// reports whether there is one.
 	Record(id uint64) (rec []byte, ok bool, err error)
@@ -35,6 +44,20 @@ type Store interface {
 	// without recomputing fingerprints. rec is valid only during the call and fn must not
 	// modify it; fn may call the store's other methods.
 	Records(fn func(id uint64, rec []byte) bool) error
+	// Postings calls fn with every posting of namespace ns, ordered by the key's length,
+	// then the key's bytes, then the id, until fn returns false; it sees them as they
+	// were when it started. Keys of one length, such as 8-byte big-endian times, come in
+	// bytewise order, so a time-keyed namespace can be scanned up to a cutoff. key is
+	// valid only during the call and fn must not modify it; fn may call the store's other
+	// methods. Its cost grows with the postings it visits: a startup or a background scan,
+	// not a query.
+	Postings(ns Namespace, fn func(key []byte, id uint64) bool) error
+	// NextID returns an id greater than every record id in the store and than every id
+	// NextID returned before, so never 0 (callers may reserve it). Ids are not
+	// persisted until a record is put under them: after a restart, ids above the
+	// largest record may be handed out again. It fails when no id is left: once a record
+	// id, or an id NextID returned, is the largest uint64.
+	NextID() (uint64, error)
 	// Close waits for the calls in progress, then releases the store; later calls
 	// return ErrClosed, and so does a second Close.
 	Close() error

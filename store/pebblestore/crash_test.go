@@ -20,7 +20,7 @@ import (
 	"github.com/neardup/neardup/store"
 )
 
-var crashNoSync = flag.Bool("crash.nosync", false, "TestCrash: open the child's store with Options.NoSync, to watch the test catch lost acknowledged batches")
+var crashNoSync = flag.Bool("crash.nosync", false, "TestCrash: the child acknowledges batches after Write without Sync, to watch the test catch lost acknowledged batches")
 
 // crashBatch fills b with document id's batch: its record and three postings, one per kind
 // of key the service keeps (a SimHash table key, an exact key, a URL).
@@ -32,35 +32,52 @@ func crashBatch(b *store.Batch, id uint64) {
 	b.Add(3, fmt.Appendf(nil, "https://example.com/%d", id), id)
 }
 
-// TestCrash checks that every batch Apply acknowledged survives kill -9. Each round
-// re-executes the test binary as a child that opens the store and applies batches from
-// 8 goroutines, writing each id to standard output once Apply returned; the parent kills
-// it with SIGKILL after a random delay, reopens the store, and checks that the record
-// and postings of every id acknowledged in the round are there; the last round checks
-// those of every round.
+// TestCrash checks that every batch acknowledged survives kill -9, in the two ways a
+// caller makes batches durable: Write under the caller's lock then Sync outside it (the
+// service's pattern; 20 rounds), and Apply (5 rounds). Each round re-executes the test
+// binary as a child that opens the store and writes batches from 8 goroutines, writing
+// each id to standard output once its batch is durable; the parent kills it with SIGKILL
+// after a random delay, reopens the store, and checks that the record and postings of
+// every id acknowledged in the round are there; the last round checks those of every
+// round.
 //
 // Killing the process does not lose the operating system's page cache, so this checks
 // that an acknowledged batch had been written to the WAL file, not that it had reached
-// the disk: that is what the fsync of Options' default adds, against power loss, and a
-// process kill cannot test it. With -crash.nosync (Apply acknowledges batches still in
-// pebble's buffer) the test does fail.
+// the disk: that is what the fsync adds, against power loss, and a process kill cannot
+// test it. With -crash.nosync (the child acknowledges after Write alone, with batches
+// still in pebble's buffer) the test does fail.
 func TestCrash(t *testing.T) {
 	if dir := os.Getenv("STORE_CRASH_DIR"); dir != "" {
-		crashChild(dir)
+		crashChild(dir, os.Getenv("STORE_CRASH_MODE"))
 		return
 	}
-	rounds := 20
-	if testing.Short() {
-		rounds = 5
+	for _, c := range []struct {
+		mode   string
+		rounds int
+	}{{"write+sync", 20}, {"apply", 5}} {
+		t.Run(c.mode, func(t *testing.T) {
+			mode := c.mode
+			if *crashNoSync {
+				mode = "write"
+			}
+			rounds := c.rounds
+			if testing.Short() {
+				rounds = 3
+			}
+			crashRounds(t, mode, rounds)
+		})
 	}
+}
+
+// crashRounds runs TestCrash's rounds in one directory with children of the mode given.
+func crashRounds(t *testing.T, mode string, rounds int) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	var acked []uint64
 	for round := range rounds {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$")
-		cmd.Env = append(os.Environ(), "STORE_CRASH_DIR="+dir,
-			fmt.Sprintf("STORE_CRASH_BASE=%d", uint64(round)<<32),
-			fmt.Sprintf("STORE_CRASH_NOSYNC=%t", *crashNoSync))
+		cmd.Env = append(os.Environ(), "STORE_CRASH_DIR="+dir, "STORE_CRASH_MODE="+mode,
+			fmt.Sprintf("STORE_CRASH_BASE=%d", uint64(round)<<32))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -149,31 +166,56 @@ func checkAcked(t *testing.T, p *DB, acked []uint64) (lost int) {
 	return lost
 }
 
-// crashChild applies batches to the store in dir until it is killed (or 60 s pass, in
-// case the parent died), writing each acknowledged id on its own line.
-func crashChild(dir string) {
+// crashChild writes batches to the store in dir until it is killed (or 60 s pass, in
+// case the parent died), writing each acknowledged id on its own line. In mode
+// "write+sync" a goroutine picks the id and Writes under a lock, then Syncs outside it;
+// in "apply" it Applies; in "write" it only Writes, which acknowledges too early.
+func crashChild(dir, mode string) {
 	base, _ := strconv.ParseUint(os.Getenv("STORE_CRASH_BASE"), 10, 64)
-	p, err := Open(dir, Options{NoSync: os.Getenv("STORE_CRASH_NOSYNC") == "true"})
+	d, err := Open(dir, Options{})
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	var next atomic.Uint64
 	next.Store(base)
-	var mu sync.Mutex
+	var writeMu, outMu sync.Mutex
 	for range 8 {
 		go func() {
 			var b store.Batch
 			for {
-				id := next.Add(1)
-				crashBatch(&b, id)
-				if err := p.Apply(&b); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(2)
+				var id uint64
+				switch mode {
+				case "apply":
+					id = next.Add(1)
+					crashBatch(&b, id)
+					if err := d.Apply(&b); err != nil {
+						fail(err)
+					}
+				case "write+sync", "write":
+					writeMu.Lock()
+					id = next.Add(1)
+					crashBatch(&b, id)
+					err := d.Write(&b)
+					writeMu.Unlock()
+					if err != nil {
+						fail(err)
+					}
+					if mode == "write+sync" {
+						if err := d.Sync(); err != nil {
+							fail(err)
+						}
+					}
+				default:
+					fail(fmt.Errorf("unknown mode %q", mode))
 				}
-				mu.Lock()
+				outMu.Lock()
 				os.Stdout.WriteString(strconv.FormatUint(id, 10) + "\n") // unbuffered: one write
-				mu.Unlock()
+				outMu.Unlock()
 			}
 		}()
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -21,36 +23,34 @@ import (
 // DefaultCacheSize is the block cache of a DB whose Options.CacheSize is 0.
 const DefaultCacheSize = 64 << 20
 
-// Options configures Open. The zero value means durable writes and a block cache of
-// DefaultCacheSize bytes.
+// Options configures Open. The zero value means a block cache of DefaultCacheSize
+// bytes.
 type Options struct {
-	// NoSync makes Apply return once the batch is in the write-ahead log's buffer, before
-	// it is written out and synced: a process crash or a power loss may then lose
-	// acknowledged batches (never part of one). For tests, benchmarks and bulk loads that
-	// can be redone.
-	NoSync bool
 	// CacheSize is the size in bytes of the cache of sstable blocks; 0 means
 	// DefaultCacheSize.
 	CacheSize int64
 }
 
 // DB is the persistent store.Store: an LSM tree (github.com/cockroachdb/pebble) in one
-// directory, whose write-ahead log makes each applied batch durable before Apply returns.
-// Concurrent Applies share fsyncs (pebble's group commit), so many appliers reach far more
-// batches per second than one. Record is one point lookup; IDs is one prefix seek that
-// the sstables' Bloom filters usually answer without reading a data block when the key
-// has no postings. DB implements store.Store; make one with Open.
+// directory, whose write-ahead log makes each batch durable before Apply, or the Sync
+// after a Write, returns. Concurrent Applies and Syncs share fsyncs (pebble's group
+// commit), so many writers reach far more durable batches per second than one. Record is
+// one point lookup; IDs is one prefix seek that the sstables' Bloom filters usually
+// answer without reading a data block when the key has no postings; Postings and Records
+// are one range scan; NextID is an atomic add. DB implements store.Store and is safe for
+// concurrent use; make one with Open.
 type DB struct {
-	db   *pebble.DB
-	sync *pebble.WriteOptions
-	gate *gate.Gate
+	db     *pebble.DB
+	gate   *gate.Gate
+	lastID atomic.Uint64 // the largest record id put or found at Open, or id NextID returned
 }
 
 var _ store.Store = (*DB)(nil)
 
 // Open opens the store in dir, creating the directory and an empty store if there is
-// none. It refuses, with an error wrapping ErrFormat, a directory that holds a pebble
-// database this package did not write, or one of another format version. Only one
+// none, and reads the largest record id for NextID (one seek). It refuses, with an error
+// wrapping ErrFormat, a directory that holds a pebble database this package did not
+// write, or one of another format version (such as format 1, before Postings). Only one
 // process may have a directory open; pebble locks it.
 func Open(dir string, opt Options) (*DB, error) {
 	cache := pebble.NewCache(cmp.Or(opt.CacheSize, DefaultCacheSize))
@@ -77,10 +77,13 @@ func Open(dir string, opt Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	d := &DB{db: db, sync: pebble.Sync, gate: gate.New()}
-	if opt.NoSync {
-		d.sync = pebble.NoSync
+	last, err := lastRecordID(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("pebblestore: reading %s: %w", dir, err)
 	}
+	d := &DB{db: db, gate: gate.New()}
+	d.lastID.Store(last)
 	return d, nil
 }
 
@@ -89,6 +92,20 @@ func Open(dir string, opt Options) (*DB, error) {
 type quietLogger struct{ pebble.Logger }
 
 func (quietLogger) Infof(string, ...any) {}
+
+// lastRecordID returns the largest record id in db, or 0 if there is no record: the
+// last key before the end of the record range.
+func lastRecordID(db *pebble.DB) (uint64, error) {
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{tagRecord}, UpperBound: []byte{tagRecord + 1}})
+	if err != nil {
+		return 0, err
+	}
+	var last uint64
+	if it.SeekLT([]byte{tagRecord + 1}) {
+		last = binary.BigEndian.Uint64(it.Key()[1:])
+	}
+	return last, it.Close()
+}
 
 // checkComparer refuses, with ErrFormat, an existing pebble database in dir made with
 // another comparer: one this package did not write.
@@ -137,11 +154,58 @@ func checkFormat(db *pebble.DB, dir string) error {
 	return nil
 }
 
-// Apply applies b as one pebble batch and, unless Options.NoSync, returns once pebble
-// has synced it to the write-ahead log; pebble commits concurrent synced batches with
-// one fsync. It copies b's operations into pebble's batch, whose memory pebble pools.
-// See store.Store.Apply.
-func (d *DB) Apply(b *store.Batch) error {
+// Apply applies b as one pebble batch and returns once pebble has synced it to the
+// write-ahead log; pebble commits concurrent synced batches with one fsync. It copies
+// b's operations into pebble's batch, whose memory pebble pools. See store.Store.Apply.
+func (d *DB) Apply(b *store.Batch) error { return d.commit(b, pebble.Sync) }
+
+// Write applies b as Apply does but returns before pebble writes it out of its log
+// buffer, let alone syncs it. See store.Store.Write.
+func (d *DB) Write(b *store.Batch) error { return d.commit(b, pebble.NoSync) }
+
+// Sync syncs the write-ahead log by committing an empty LogData record with
+// pebble.Sync: its commit waits until the log file is fsynced up to and including that
+// record (pebble's commitPipeline.Commit and LogWriter), and the log is written in
+// order, so every record written before it, every batch a Write returned from, is synced
+// with it. When pebble moves to a new log file it syncs the old one first
+// (DB.rotateWAL). Concurrent Syncs, and Applies, share fsyncs as Applies do. See
+// store.Store.Sync.
+func (d *DB) Sync() error {
+	if !d.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer d.gate.Leave()
+	if err := d.db.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("pebblestore: syncing the log: %w", err)
+	}
+	return nil
+}
+
+// NextID returns one more than the largest record id put or found at Open and id
+// returned, from an atomic counter. See store.Store.NextID.
+func (d *DB) NextID() (uint64, error) {
+	if !d.gate.Enter() {
+		return 0, store.ErrClosed
+	}
+	defer d.gate.Leave()
+	for {
+		last := d.lastID.Load()
+		if last == math.MaxUint64 {
+			return 0, errNoID
+		}
+		if d.lastID.CompareAndSwap(last, last+1) {
+			return last + 1, nil
+		}
+	}
+}
+
+// noteID raises lastID to id.
+func (d *DB) noteID(id uint64) {
+	for last := d.lastID.Load(); id > last && !d.lastID.CompareAndSwap(last, id); last = d.lastID.Load() {
+	}
+}
+
+func (d *DB) commit(b *store.Batch, sync *pebble.WriteOptions) error {
 	if b.Len() == 0 {
 		return nil
 	}
@@ -158,21 +222,26 @@ func (d *DB) Apply(b *store.Batch) error {
 		case store.OpPutRecord:
 			key = recordKey(key[:0], o.ID)
 			err = pb.Set(key, o.Data, nil)
+			d.noteID(o.ID) // before the commit: NextID must exceed it once Write returns
 		case store.OpDeleteRecord:
 			key = recordKey(key[:0], o.ID)
 			err = pb.Delete(key, nil)
-		case store.OpAdd:
+		case store.OpAdd, store.OpRemove:
+			if len(o.Data) > maxKeyLen {
+				return fmt.Errorf("pebblestore: a key of %d bytes; the limit is %d", len(o.Data), maxKeyLen)
+			}
 			key = postingKey(key[:0], o.Namespace, o.Data, o.ID)
-			err = pb.Set(key, nil, nil)
-		case store.OpRemove:
-			key = postingKey(key[:0], o.Namespace, o.Data, o.ID)
-			err = pb.Delete(key, nil)
+			if o.Kind == store.OpAdd {
+				err = pb.Set(key, nil, nil)
+			} else {
+				err = pb.Delete(key, nil)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("pebblestore: building a batch: %w", err)
 		}
 	}
-	if err := pb.Commit(d.sync); err != nil {
+	if err := pb.Commit(sync); err != nil {
 		return fmt.Errorf("pebblestore: applying a batch: %w", err)
 	}
 	return nil
@@ -249,9 +318,39 @@ func (d *DB) Records(fn func(id uint64, rec []byte) bool) error {
 	return nil
 }
 
-// Close waits for the calls in progress, then closes the database. What Apply
-// acknowledged is durable already; with Options.NoSync, Close writes out and syncs what
-// the log still buffers. See store.Store.Close.
+// Postings calls fn with the postings of ns from one pebble iterator over the
+// namespace's key range, whose keys sort in the order Postings promises. See
+// store.Store.Postings.
+func (d *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) error {
+	if !d.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer d.gate.Leave()
+	lower, upper := namespaceBounds(ns)
+	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return fmt.Errorf("pebblestore: reading postings: %w", err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		p := split(k)
+		if p == len(k) {
+			it.Close()
+			return fmt.Errorf("pebblestore: reading postings: malformed key %x", k)
+		}
+		_, w := readLen(k[3:])
+		if !fn(k[3+w:p:p], binary.BigEndian.Uint64(k[p:])) {
+			break
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("pebblestore: reading postings: %w", err)
+	}
+	return nil
+}
+
+// Close waits for the calls in progress, then closes the database, syncing what Write
+// left unsynced (pebble syncs the log when it closes it). See store.Store.Close.
 func (d *DB) Close() error {
 	if !d.gate.Close() {
 		return store.ErrClosed

@@ -2,6 +2,7 @@ package pebblestore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,9 +96,13 @@ func TestReopen(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	after := read(t, openDB(t, dir, Options{}), keys)
+	d = openDB(t, dir, Options{})
+	after := read(t, d, keys)
 	if !maps.Equal(before.records, after.records) || !maps.EqualFunc(before.postings, after.postings, slices.Equal) {
 		t.Errorf("reopened store holds %v, want %v", after, before)
+	}
+	if id, err := d.NextID(); id != 100 || err != nil {
+		t.Errorf("NextID after reopening = %d, %v; want 100, one above the largest record", id, err)
 	}
 }
 
@@ -146,7 +151,7 @@ func TestFormat(t *testing.T) {
 // valid with leading bytes removed.
 func TestComparer(t *testing.T) {
 	var keys [][]byte
-	for _, k := range []string{"", "a", "ab", "a\x00", "\xff\xff", string(make([]byte, 200))} {
+	for _, k := range []string{"", "a", "ab", "a\x00", "\xff\xff", string(make([]byte, 127)), string(make([]byte, 128)), string(make([]byte, 200)), string(make([]byte, 256)), string(make([]byte, 1<<14))} {
 		for _, ns := range []store.Namespace{0, 1, 0xffff} {
 			keys = append(keys, postingPrefix(nil, ns, []byte(k)))
 			for _, id := range []uint64{0, 1, 255, 256, 1 << 63} {
@@ -155,15 +160,15 @@ func TestComparer(t *testing.T) {
 		}
 	}
 	keys = append(keys, recordKey(nil, 0), recordKey(nil, 1<<40), metaFormatKey)
-	cmp := comparer.Compare
+	compare := comparer.Compare
 	for _, a := range keys {
 		pa, sa := a[:split(a)], a[split(a):]
-		if len(sa) > 0 && cmp(pa, a) >= 0 {
+		if len(sa) > 0 && compare(pa, a) >= 0 {
 			t.Errorf("prefix %x does not sort before %x", pa, a)
 		}
 		for _, b := range keys {
 			pb, sb := b[:split(b)], b[split(b):]
-			c, pc := cmp(a, b), cmp(pa, pb)
+			c, pc := compare(a, b), compare(pa, pb)
 			switch {
 			case c <= 0 && pc > 0, pc < 0 && c >= 0:
 				t.Errorf("keys %x, %x order against their prefixes", a, b)
@@ -181,15 +186,17 @@ func decodePosting(k []byte) (ns store.Namespace, key []byte, id uint64, ok bool
 	if p == len(k) || k[0] != tagPosting {
 		return 0, nil, 0, false
 	}
-	_, w := binary.Uvarint(k[3:])
+	_, w := readLen(k[3:])
 	return store.Namespace(binary.BigEndian.Uint16(k[1:])), k[3+w : p], binary.BigEndian.Uint64(k[p:]), true
 }
 
 func FuzzPostingKey(f *testing.F) {
-	f.Add(uint16(0), []byte(""), uint64(0), uint16(0), []byte("a"))
-	f.Add(uint16(1), []byte("ab"), uint64(1<<63), uint16(1), []byte("a"))
-	f.Add(uint16(7), bytes.Repeat([]byte{0xff}, 200), uint64(5), uint16(7), bytes.Repeat([]byte{0xff}, 128))
-	f.Fuzz(func(t *testing.T, ns uint16, key []byte, id uint64, ns2 uint16, key2 []byte) {
+	f.Add(uint16(0), []byte(""), uint64(0), uint16(0), []byte("a"), uint64(0))
+	f.Add(uint16(1), []byte("ab"), uint64(1<<63), uint16(1), []byte("a"), uint64(1))
+	f.Add(uint16(7), bytes.Repeat([]byte{0xff}, 200), uint64(5), uint16(7), bytes.Repeat([]byte{0xff}, 128), uint64(5))
+	f.Add(uint16(7), bytes.Repeat([]byte{0}, 256), uint64(5), uint16(7), bytes.Repeat([]byte{0xff}, 200), uint64(5))
+	f.Add(uint16(7), bytes.Repeat([]byte{0}, 1<<14), uint64(5), uint16(7), bytes.Repeat([]byte{0xff}, 1<<14-1), uint64(5))
+	f.Fuzz(func(t *testing.T, ns uint16, key []byte, id uint64, ns2 uint16, key2 []byte, id2 uint64) {
 		k := postingKey(nil, store.Namespace(ns), key, id)
 		gotNS, gotKey, gotID, ok := decodePosting(k)
 		if !ok || gotNS != store.Namespace(ns) || !bytes.Equal(gotKey, key) || gotID != id {
@@ -198,6 +205,13 @@ func FuzzPostingKey(f *testing.F) {
 		a, b := postingPrefix(nil, store.Namespace(ns), key), postingPrefix(nil, store.Namespace(ns2), key2)
 		if !bytes.Equal(a, b) && (bytes.HasPrefix(a, b) || bytes.HasPrefix(b, a)) {
 			t.Fatalf("prefixes of (%d, %q) and (%d, %q) collide: %x, %x", ns, key, ns2, key2, a, b)
+		}
+		// Bytewise order of keys is the order Postings promises: namespace, key length,
+		// key bytes, id.
+		k2 := postingKey(nil, store.Namespace(ns2), key2, id2)
+		want := cmp.Or(cmp.Compare(ns, ns2), cmp.Compare(len(key), len(key2)), bytes.Compare(key, key2), cmp.Compare(id, id2))
+		if got := bytes.Compare(k, k2); got != want {
+			t.Fatalf("keys of (%d, %q, %d) and (%d, %q, %d) compare %d, want %d", ns, key, id, ns2, key2, id2, got, want)
 		}
 		if r := recordKey(nil, id); split(r) != len(r) {
 			t.Fatalf("split of record key %x = %d", r, split(r))

@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Atomic", testAtomic},
 		{"ConcurrentApply", testConcurrentApply},
 		{"Nested", testNested},
+		{"Postings", testPostings},
+		{"NextID", testNextID},
 		{"Close", testClose},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open) })
@@ -126,6 +130,62 @@ func check(t testing.TB, s store.Store, m *model, keys []posting, probe []uint64
 	if !maps.Equal(got, m.records) || !slices.IsSorted(order) || len(order) != len(got) {
 		t.Errorf("Records gave %v in order %v, want %v in ascending order", got, order, m.records)
 	}
+	namespaces := []store.Namespace{0, math.MaxUint16}
+	for p := range m.postings {
+		namespaces = append(namespaces, p.ns)
+	}
+	for _, p := range keys {
+		namespaces = append(namespaces, p.ns)
+	}
+	slices.Sort(namespaces)
+	for _, ns := range slices.Compact(namespaces) {
+		if got, want := postings(t, s, ns), m.all(ns); !slices.Equal(got, want) {
+			t.Errorf("Postings(%d) = %v, want %v", ns, got, want)
+		}
+	}
+	id, err := s.NextID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rid := range m.records {
+		if id <= rid {
+			t.Errorf("NextID = %d, not above record %d", id, rid)
+		}
+	}
+}
+
+// entry is one posting as Postings yields it.
+type entry struct {
+	key string
+	id  uint64
+}
+
+// compareEntries is the order of Postings: key length, key bytes, id.
+func compareEntries(a, b entry) int {
+	return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
+}
+
+// all returns the postings of ns in the order of Postings.
+func (m *model) all(ns store.Namespace) []entry {
+	var out []entry
+	for p, ids := range m.postings {
+		if p.ns == ns {
+			for _, id := range ids {
+				out = append(out, entry{p.key, id})
+			}
+		}
+	}
+	slices.SortFunc(out, compareEntries)
+	return out
+}
+
+func postings(t testing.TB, s store.Store, ns store.Namespace) []entry {
+	t.Helper()
+	var out []entry
+	if err := s.Postings(ns, func(key []byte, id uint64) bool { out = append(out, entry{string(key), id}); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // op builders for the table.
@@ -215,14 +275,19 @@ func testTable(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 }
 
-// testRandom applies random batches to each backend and to the model, checking after each.
+// testRandom applies random batches to the store, with Apply or Write and now and then
+// Sync, and to the model, checking after each.
 func testRandom(t *testing.T, open func(t *testing.T) store.Store) {
 	r := rand.New(rand.NewPCG(1, 2))
 	s, m := open(t), newModel()
+	// Keys of lengths about the boundaries of length encodings: Postings
+	// orders by length first.
 	var keys []posting
 	for ns := range store.Namespace(3) {
-		for k := range 4 {
-			keys = append(keys, posting{ns, string(rune('a' + k))})
+		for _, n := range []int{0, 1, 8, 127, 128, 129, 255, 256, 16383, 16384} {
+			for k := range 2 {
+				keys = append(keys, posting{ns, strings.Repeat(string(rune('a'+k)), n)})
+			}
 		}
 	}
 	var b store.Batch
@@ -241,7 +306,17 @@ func testRandom(t *testing.T, open func(t *testing.T) store.Store) {
 				b.Remove(p.ns, []byte(p.key), id)
 			}
 		}
-		apply(t, s, &b)
+		// Write is Apply without durability: both must be visible at once.
+		if r.IntN(2) == 0 {
+			apply(t, s, &b)
+		} else if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if r.IntN(4) == 0 {
+			if err := s.Sync(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		m.apply(&b)
 		check(t, s, m, keys, []uint64{0, 9})
 	}
@@ -434,11 +509,16 @@ func testClose(t *testing.T, open func(t *testing.T) store.Store) {
 	if err := <-closed; err != nil {
 		t.Errorf("Close: %v", err)
 	}
+	_, nextErr := s.NextID()
 	for name, err := range map[string]error{
-		"Apply":   s.Apply(&b),
-		"IDs":     s.IDs(0, nil, func(uint64) bool { return true }),
-		"Records": s.Records(func(uint64, []byte) bool { return true }),
-		"Close":   s.Close(),
+		"Apply":    s.Apply(&b),
+		"Write":    s.Write(&b),
+		"Sync":     s.Sync(),
+		"Postings": s.Postings(0, func([]byte, uint64) bool { return true }),
+		"NextID":   nextErr,
+		"IDs":      s.IDs(0, nil, func(uint64) bool { return true }),
+		"Records":  s.Records(func(uint64, []byte) bool { return true }),
+		"Close":    s.Close(),
 	} {
 		if !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want store.ErrClosed", name, err)
@@ -446,5 +526,89 @@ func testClose(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	if _, _, err := s.Record(1); !errors.Is(err, store.ErrClosed) {
 		t.Errorf("Record after Close: %v, want store.ErrClosed", err)
+	}
+}
+
+// testPostings checks that Postings stops when fn returns false, that fn may call the
+// store, and that it reads a snapshot; check compares its order with the model's.
+func testPostings(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	var b store.Batch
+	for id := range uint64(5) {
+		b.PutRecord(id, []byte("r"))
+		b.Add(1, binary.BigEndian.AppendUint64(nil, 100-id), id) // time-like keys
+	}
+	b.Add(2, []byte("elsewhere"), 9)
+	apply(t, s, &b)
+	var seen []entry
+	err := s.Postings(1, func(key []byte, id uint64) bool {
+		seen = append(seen, entry{string(key), id})
+		if got := ids(t, s, 1, key); !slices.Equal(got, []uint64{id}) {
+			t.Errorf("IDs(1, %x) in Postings = %v, want [%d]", key, got, id)
+		}
+		var b store.Batch
+		b.Add(1, []byte{}, 7) // not seen by this Postings: it reads a snapshot
+		apply(t, s, &b)
+		return binary.BigEndian.Uint64(key) < 98 // a cutoff, as a time scan stops
+	})
+	want := []entry{{be64(96), 4}, {be64(97), 3}, {be64(98), 2}}
+	if err != nil || !slices.Equal(seen, want) {
+		t.Errorf("Postings(1) up to a cutoff saw %v (err %v), want %v", seen, err, want)
+	}
+	if got := postings(t, s, 1); len(got) != 6 || got[0] != (entry{"", 7}) {
+		t.Errorf("Postings(1) after the nested Apply = %v, want the empty key first and 6 postings", got)
+	}
+}
+
+// testNextID checks NextID on an empty store, after records, concurrently, and at the
+// top of the id range; check compares it with the records after every batch.
+func testNextID(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	next := func() uint64 {
+		t.Helper()
+		id, err := s.NextID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if id := next(); id == 0 {
+		t.Errorf("NextID on an empty store = 0; 0 is reserved")
+	}
+	var b store.Batch
+	b.PutRecord(1000, nil)
+	if err := s.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	prev := next()
+	if prev <= 1000 {
+		t.Errorf("NextID after record 1000 = %d", prev)
+	}
+	const workers, per = 8, 100
+	got := make([][]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for range per {
+				id, err := s.NextID()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[w] = append(got[w], id)
+			}
+		})
+	}
+	wg.Wait()
+	all := slices.Concat(got...)
+	slices.Sort(all)
+	if len(slices.Compact(slices.Clone(all))) != workers*per || all[0] <= prev {
+		t.Errorf("concurrent NextIDs not distinct or not above %d: %v", prev, all)
+	}
+	b.Reset()
+	b.PutRecord(math.MaxUint64, nil)
+	apply(t, s, &b)
+	if id, err := s.NextID(); err == nil || errors.Is(err, store.ErrClosed) {
+		t.Errorf("NextID after record MaxUint64 = %d, %v; want an error", id, err)
 	}
 }
