@@ -25,7 +25,28 @@
 //	})
 //
 // At startup, Records streams every record in id order, so in-memory indexes are rebuilt
-// from the stored fingerprints instead of from the documents.
+// from the stored fingerprints instead of from the documents, and Postings streams the
+// keys of a namespace (to rebuild a Bloom filter, or to scan a namespace of 8-byte
+// big-endian times up to a cutoff). NextID hands out ids above every record.
+//
+// # Durability
+//
+// Apply returns once the batch is durable. A service that orders its batches under a
+// lock should not fsync under it: Write applies a batch (visible at once, not yet
+// durable), Sync makes every batch written before it durable, and concurrent Syncs share
+// one fsync in pebblestore. The pattern:
+//
+//	mu.Lock()
+//	id, err := s.NextID()
+//	... // fill b; check the index for near duplicates under the same lock
+//	err = s.Write(&b)
+//	mu.Unlock()
+//	if err == nil {
+//		err = s.Sync() // outside the lock: many writers, one fsync
+//	}
+//	... // acknowledge only now
+//
+// Memory keeps nothing durable: its Write is Apply and its Sync does nothing.
 //
 // # Caveats
 //
