@@ -111,7 +111,7 @@ func (b *Batch) push(kind OpKind, ns Namespace, id uint64, data []byte) {
 }
 
 // All yields the operations of b in the order they were added, for a backend to apply;
-// it allocates nothing. The Data of each Op aliases b's memory: see Op.
+// it copies no key or record. The Data of each Op aliases b's memory: see Op.
 func (b *Batch) All() iter.Seq[Op] {
 	return func(yield func(Op) bool) {
 		for _, o := range b.ops {
