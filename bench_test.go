@@ -6,19 +6,27 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/store"
 )
 
 // BenchmarkDetector measures the check-and-add of plain-text documents of about 2 KB (330
 // words drawn from a 50,000-word vocabulary; one in ten a copy of a recent document with
 // one word changed, so a near-duplicate) into a detector holding b.N of them, and the
 // memory each stored document costs (bytes/doc: the live heap after the run divided by the
-// documents stored). There is no HTML, so no extraction: see package extract for that.
+// documents stored), in memory and on a pebble store (whose memory is mostly off the Go
+// heap, in its cache). There is no HTML, so no extraction: see package extract for that.
 func BenchmarkDetector(b *testing.B) {
+	b.Run("memory", func(b *testing.B) { benchDetector(b, store.NewMemory()) })
+	b.Run("pebble", func(b *testing.B) { benchDetector(b, openPebble(b, b.TempDir())) })
+}
+
+func benchDetector(b *testing.B, s store.Store) {
 	vocab := make([]string, 50_000)
 	for i := range vocab {
 		vocab[i] = fmt.Sprintf("w%d", i)
 	}
-	d, err := NewDetector(Options{Expected: max(b.N, 1)})
+	d, err := OpenDetector(s, Options{Expected: max(b.N, 1)})
 	if err != nil {
 		b.Fatal(err)
 	}

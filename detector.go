@@ -1,7 +1,10 @@
 package neardup
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +14,7 @@ import (
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store"
 )
 
 // Entry is a fingerprinted document as a Detector takes it: what Fingerprinter makes of
@@ -22,20 +26,23 @@ type Entry struct {
 	Fingerprints
 }
 
-// record is a stored document.
-type record struct {
+// Stored is a document as a Detector keeps it.
+type Stored struct {
 	Entry
-	seq      uint64    // the id of the document in the hamming and lsh indexes
-	lastSeen time.Time // what MaxAge is measured from
+	// LastSeen is what MaxAge is measured from: the entry's FetchTime (never later than
+	// when it was checked), or the last time a URL duplicate of it was checked.
+	LastSeen time.Time
+	// seq is the document's record id in the store: the order of arrival.
+	seq uint64
 }
 
-func (r *record) candidate() Candidate {
+func (r *Stored) candidate() Candidate {
 	return Candidate{ID: r.ID, Priority: r.Priority, FetchTime: r.FetchTime, Seq: r.seq, Words: r.Words}
 }
 
-// Detector is the crawler's check-and-add in memory: for each document it answers
-// whether its URL, its exact content or nearly the same content has been seen, and which
-// copy survives under the keep policy, and stores it for the documents that follow.
+// Detector is the crawler's check-and-add: for each document it answers whether its
+// URL, its exact content or nearly the same content has been seen, and which copy
+// survives under the keep policy, and stores it for the documents that follow.
 //
 // A check goes URL, then exact, then near:
 //
@@ -46,10 +53,11 @@ func (r *record) candidate() Candidate {
 //  2. A stored document has the same main-text hash: ExactDuplicate, with the level
 //     (raw, text, main) at which they first agree.
 //  3. A stored document is near by SimHash distance and/or MinHash similarity
-//     (Options.Near): NearDuplicate. Candidates come from a hamming.Index (every
-//     fingerprint within Distance bits, exactly) and an lsh.Index (banding weighted 9 to
-//     1 against misses, so a pair at the threshold is found 87% of the time at the
-//     defaults), and each is checked against both measures before it is reported.
+//     (Options.Near): NearDuplicate. Candidates come from Manku's permuted tables (every
+//     fingerprint within Distance bits, exactly; package hamming) and from LSH bands
+//     (weighted 9 to 1 against misses, so a pair at the threshold is found 87% of the
+//     time at the defaults; package lsh), and each is checked against both measures
+//     before it is reported.
 //  4. Otherwise Unique.
 //
 // Every document but a URL duplicate is stored, duplicates included, so that later
@@ -57,33 +65,73 @@ func (r *record) candidate() Candidate {
 // document whose id is already stored replaces the stored one (it is never its own
 // match).
 //
-// A Detector is safe for concurrent use: Check fingerprints outside the lock, then one
-// mutex guards the maps and indexes. Memory is about 1.9 KB a document at the defaults
-// (the MinHash signature and its bands, the SimHash tables, three hashes, the id and the
-// URL, and the maps over them); a check-and-add of 2 KB of text takes 43-66 µs on one
-// core, most of it fingerprinting (BenchmarkDetector).
+// # Storage
+//
+// Everything lives in a store.Store: each document's Entry under a record id given in
+// order of arrival, and postings from its keys to that id (see the package
+// documentation, "The index in a store"). NewDetector keeps them in memory;
+// OpenDetector takes a persistent store, and a detector reopened on it answers as before
+// without fingerprinting anything again. A Detector keeps in memory only the key filter
+// (the pre-screen, about 1.2 bytes a key at 1%) and a count.
+//
+// A Detector is safe for concurrent use. Check fingerprints outside any lock; adding
+// checks (Check, CheckEntry with add) and Remove and Expire are serialized by one mutex
+// from their first read to the write of their batch (store.Store.Write), then wait for
+// the store to make the write durable (store.Store.Sync) outside it, so that concurrent
+// adds share one fsync. A verdict with Added true is returned only once the document is
+// durable. Peek, Near and Get only read, without the mutex: they see every write
+// that has returned, durable or not yet.
 type Detector struct {
-	opt Options
-	fpr *Fingerprinter
+	opt   Options
+	fpr   *Fingerprinter
+	st    store.Store
+	bands int
+	rows  int
+	// sim and bandKeys are in-memory accelerators of the store's postings, rebuilt when
+	// the detector opens it: every stored SimHash by record id, and a filter of the band
+	// keys with postings. They assume the detector is its store's only writer.
+	sim      *hamming.Index
+	bandKeys *bandFilter
 
-	mu      sync.Mutex
-	byID    map[string]*record
-	bySeq   map[uint64]*record
-	byURL   map[string]*record
-	byMain  map[Hash][]*record
-	sim     *hamming.Index
-	lsh     *lsh.Index
-	filter  *KeyFilter
-	nextSeq uint64
-	swept   time.Time // when expiry last ran
-
-	hbuf []hamming.Match
-	lbuf []lsh.Match
+	mu     sync.Mutex // serializes writers from first read to Write
+	count  int        // documents stored
+	filter *KeyFilter
+	swept  time.Time // when expiry last ran
 }
 
-// NewDetector returns an empty Detector with the options, or an error wrapping
-// ErrOptions naming the first field out of range.
+// Namespaces of a detector's postings in its store. They are persisted: never renumber.
+const (
+	nsDoc  store.Namespace = 1 // document id -> record id
+	nsURL  store.Namespace = 2 // canonical URL -> record id
+	nsMain store.Namespace = 3 // main-text hash (32 bytes) -> record ids
+	nsSeen store.Namespace = 4 // last seen (seenKey) -> record ids
+	nsFP   store.Namespace = 5 // SimHash (8 bytes, big-endian) -> record ids
+	nsBand store.Namespace = 6 // LSH band key (8 bytes, big-endian) -> record ids
+)
+
+// metaID is the record id of the detector's meta record (detectorMeta); store.NextID
+// never returns it.
+const metaID = 0
+
+// maxGroup bounds the stored documents of one exact-content key that a check reads: the
+// matches and the survivor are chosen among the first maxGroup to arrive.
+const maxGroup = 1024
+
+// NewDetector returns an empty Detector with the options, keeping its index in memory
+// (store.Memory), or an error wrapping ErrOptions naming the first field out of range.
 func NewDetector(opt Options) (*Detector, error) {
+	return OpenDetector(store.NewMemory(), opt)
+}
+
+// OpenDetector returns a Detector over the documents in s, which it reads (not the
+// documents: their stored fingerprints), adding the ones it checks. A store is made with
+// one set of the options that shape its keys (Distance, Threshold, MinHashK, Seed,
+// Shingle): opening it with others is an error wrapping ErrOptions that names both, as
+// is any option out of range; the other options may change between openings. Opening
+// costs a pass over the stored URL and exact keys to fill the key filter: about a second
+// per million documents on disk. The caller keeps s: closing the Detector is closing s,
+// after the last call to it returns.
+func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -103,25 +151,139 @@ func NewDetector(opt Options) (*Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
-	filter, err := NewKeyFilter(o.Expected, o.FilterRate)
-	if err != nil {
+	lo := lx.Options()
+	d := &Detector{opt: o, fpr: fpr, st: s, bands: lo.Bands, rows: lo.Rows, sim: sim}
+	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}
-	return &Detector{
-		opt: o, fpr: fpr,
-		byID: map[string]*record{}, bySeq: map[uint64]*record{},
-		byURL: map[string]*record{}, byMain: map[Hash][]*record{},
-		sim: sim, lsh: lx, filter: filter,
-	}, nil
+	if err := s.Postings(nsDoc, func([]byte, uint64) bool { d.count++; return true }); err != nil {
+		return nil, storeErr(err)
+	}
+	if err := d.loadAccelerators(); err != nil {
+		return nil, err
+	}
+	if err := d.rebuildFilter(max(o.Expected, 2*d.count)); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
+
+// detectorMeta is the meta record of a detector's store: the options that shape its
+// keys and postings, which a store keeps for life.
+type detectorMeta struct {
+	Format      int      `json:"format"`
+	Distance    int      `json:"distance"`
+	Bands       int      `json:"bands"`
+	Rows        int      `json:"rows"`
+	MinHashK    int      `json:"minhash_k"`
+	Seed        uint64   `json:"seed"`
+	MinWords    int      `json:"min_words"`
+	NoSimHash   bool     `json:"no_simhash,omitempty"`
+	NoMinHash   bool     `json:"no_minhash,omitempty"`
+	Unit        string   `json:"unit"`
+	K           int      `json:"k"`
+	Normalize   string   `json:"normalize"`
+	StopWords   []string `json:"stop_words,omitempty"`
+	ShingleSeed uint64   `json:"shingle_seed"`
+	SampleMod   uint64   `json:"sample_mod,omitempty"`
+}
+
+// metaMagic starts the meta record; metaFormat is the version of the detector's layout
+// of keys and records.
+const (
+	metaMagic  = "NDDETECT"
+	metaFormat = 1
+)
+
+func (d *Detector) meta() detectorMeta {
+	o, sh := &d.opt, &d.opt.Shingle
+	unit, _ := sh.Unit.MarshalText()
+	return detectorMeta{
+		Format: metaFormat, Distance: o.Distance, Bands: d.bands, Rows: d.rows,
+		MinHashK: o.MinHashK, Seed: o.Seed, MinWords: o.MinWords,
+		NoSimHash: o.NoSimHash, NoMinHash: o.NoMinHash,
+		Unit: string(unit), K: sh.K,
+		Normalize: fmt.Sprintf("case=%t punct=%t accents=%t nfkc=%t cjk=%t numbers=%t stop=%t",
+			!sh.KeepCase, !sh.KeepPunct, !sh.KeepAccents, !sh.NoNFKC, !sh.NoCJK, sh.MaskNumbers, sh.RemoveStopWords),
+		StopWords: sh.StopWords, ShingleSeed: sh.Seed, SampleMod: sh.SampleMod,
+	}
+}
+
+// checkMeta writes the meta record of an empty store, or compares the store's with the
+// detector's options.
+func (d *Detector) checkMeta() error {
+	want, err := json.Marshal(d.meta())
+	if err != nil {
+		return err
+	}
+	want = append([]byte(metaMagic), want...)
+	rec, ok, err := d.st.Record(metaID)
+	if err != nil {
+		return storeErr(err)
+	}
+	if !ok {
+		var b store.Batch
+		b.PutRecord(metaID, want)
+		return storeErrOrNil(d.st.Apply(&b))
+	}
+	if !bytes.Equal(rec, want) {
+		if !bytes.HasPrefix(rec, []byte(metaMagic)) {
+			return fmt.Errorf("%w: the store holds no detector (no meta record); use an empty store", ErrOptions)
+		}
+		return fmt.Errorf("%w: the store was made with the options %s, these give %s: open it with the options it was made with, or use a new store",
+			ErrOptions, rec[len(metaMagic):], want[len(metaMagic):])
+	}
+	return nil
+}
+
+// loadAccelerators fills sim and bandKeys from the SimHash and band postings.
+func (d *Detector) loadAccelerators() error {
+	var ids, fps []uint64
+	flush := func() {
+		d.sim.AddBatch(ids, fps)
+		ids, fps = ids[:0], fps[:0]
+	}
+	err := d.st.Postings(nsFP, func(key []byte, seq uint64) bool {
+		if len(key) == 8 {
+			ids, fps = append(ids, seq), append(fps, binary.BigEndian.Uint64(key))
+			if len(ids) == 1<<16 {
+				flush()
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return storeErr(err)
+	}
+	flush()
+	d.bandKeys = newBandFilter(uint(2 * d.bands * max(d.count, d.opt.Expected)))
+	var keys []uint64
+	err = d.st.Postings(nsBand, func(key []byte, _ uint64) bool {
+		if len(key) == 8 {
+			if keys = append(keys, binary.BigEndian.Uint64(key)); len(keys) == 1<<16 {
+				d.bandKeys.add(keys)
+				keys = keys[:0]
+			}
+		}
+		return true
+	})
+	d.bandKeys.add(keys)
+	return storeErrOrNil(err)
+}
+
+// storeErr wraps an error of the store.
+func storeErr(err error) error { return fmt.Errorf("neardup: store: %w", err) }
 
 // Fingerprinter returns the Fingerprinter the detector uses, for callers that
 // fingerprint documents themselves and call CheckEntry.
 func (d *Detector) Fingerprinter() *Fingerprinter { return d.fpr }
 
+// Options returns the detector's options with every default filled in.
+func (d *Detector) Options() Options { return d.opt }
+
 // Check fingerprints the document, decides its verdict against the stored documents and
-// stores it (see Detector). It returns an error only for a document that cannot be
-// fingerprinted, and then stores nothing.
+// stores it (see Detector). It returns an error for a document that cannot be
+// fingerprinted, and then stores nothing, or the store's error.
 func (d *Detector) Check(doc Document) (Verdict, error) {
 	fp, err := d.fpr.Fingerprint(doc)
 	if err != nil {
@@ -142,47 +304,151 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 // CheckEntry decides the verdict of an already fingerprinted document and, when add is
 // true, stores it. Its fingerprints must come from this detector's Fingerprinter (or
 // one with the same options); a signature of another size is treated as having no
-// near-duplicates. The entry's MinHash is kept: the caller must not change it afterwards.
-// The error is the store's.
+// near-duplicates. The error is the store's; a verdict with Added true is durable.
 func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
+	if !add {
+		v, _, err := d.decide(&e, d.opt.Now(), false)
+		return v, err
+	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	v, wrote, err := d.checkAdd(&e)
+	d.mu.Unlock()
+	if err == nil && wrote {
+		if err = d.st.Sync(); err != nil {
+			err = storeErr(err)
+		}
+	}
+	if err != nil {
+		return Verdict{}, err
+	}
+	return v, nil
+}
+
+// plan is what decide found that an add changes: the stored document the entry replaces
+// under its URL or id, and the one it refreshes as a URL duplicate.
+type plan struct {
+	replaced, self *Stored
+	seen           *Stored
+}
+
+// checkAdd is CheckEntry with add, under d.mu; wrote reports a Write to Sync.
+func (d *Detector) checkAdd(e *Entry) (v Verdict, wrote bool, err error) {
 	now := d.opt.Now()
-	d.sweep(now)
+	if err := d.sweep(now); err != nil {
+		return v, false, err
+	}
 	if e.FetchTime.IsZero() {
 		e.FetchTime = now
 	}
+	v, p, err := d.decide(e, now, true)
+	if err != nil {
+		return v, false, err
+	}
+	var b store.Batch
+	if p.seen != nil {
+		// A URL duplicate: the stored copy counts as seen now. It is not acknowledged as
+		// a write (Added is false), so it becomes durable with the next Sync.
+		if t := seenAt(e.FetchTime, now); t.After(p.seen.LastSeen) {
+			b.Remove(nsSeen, seenKey(p.seen.LastSeen), p.seen.seq)
+			p.seen.LastSeen = t
+			b.Add(nsSeen, seenKey(t), p.seen.seq)
+			b.PutRecord(p.seen.seq, p.seen.appendRecord(nil))
+			if err := d.st.Write(&b); err != nil {
+				return v, false, storeErr(err)
+			}
+		}
+		return v, false, nil
+	}
+	var old []*Stored // the distinct stored documents the entry replaces
+	for _, r := range []*Stored{p.replaced, p.self} {
+		if r != nil && !slices.ContainsFunc(old, func(o *Stored) bool { return o.seq == r.seq }) {
+			old = append(old, r)
+		}
+	}
+	for _, r := range old {
+		d.removeOps(&b, r)
+	}
+	seq, err := d.st.NextID()
+	if err != nil {
+		return v, false, storeErr(err)
+	}
+	r := &Stored{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
+	bandKeys := d.putOps(&b, r)
+	if err := d.st.Write(&b); err != nil {
+		return v, false, storeErr(err)
+	}
+	for _, o := range old {
+		d.sim.Remove(o.seq)
+	}
+	d.index(r, bandKeys)
+	d.count += 1 - len(old)
+	if e.URL != "" {
+		d.addKey(func(f *KeyFilter) { f.AddURL(e.URL) })
+	}
+	d.addKey(func(f *KeyFilter) { f.AddExact(e.Main) })
+	v.Added = true
+	return v, true, nil
+}
+
+// decide returns the verdict of e against the stored documents at now, and what an add
+// of it changes; forAdd says whether it will be added (a document replacing itself by
+// id is then not its own match).
+func (d *Detector) decide(e *Entry, now time.Time, forAdd bool) (Verdict, plan, error) {
+	var p plan
 	v := Verdict{ID: e.ID, URL: e.URL, Survivor: e.ID}
-	self := d.byID[e.ID]
+	self, err := d.byKey(nsDoc, []byte(e.ID))
+	if err != nil {
+		return v, p, err
+	}
+	p.self = self
 
 	// 1. The URL.
-	var replaced *record
-	if old := d.byURL[e.URL]; e.URL != "" && old != nil {
-		m := d.compare(&e, old)
-		m.Kind = URLDuplicate
-		if m.Level != LevelNone || d.near(m, d.opt.Near) {
-			if add {
-				if t := seenAt(e.FetchTime, now); t.After(old.lastSeen) {
-					old.lastSeen = t
-				}
-			}
-			v.Kind, v.Matches, v.Survivor = URLDuplicate, []Match{m}, old.ID
-			return v, nil
+	if e.URL != "" {
+		old, err := d.byKey(nsURL, []byte(e.URL))
+		if err != nil {
+			return v, p, err
 		}
-		v.Kind, replaced = Changed, old
-		v.Matches = append(v.Matches, m)
+		if old != nil {
+			m := d.compare(e, old)
+			m.Kind = URLDuplicate
+			if m.Level != LevelNone || d.near(m, d.opt.Near) {
+				v.Kind, v.Matches, v.Survivor = URLDuplicate, []Match{m}, old.ID
+				p.seen = old
+				return v, p, nil
+			}
+			v.Kind, p.replaced = Changed, old
+			v.Matches = append(v.Matches, m)
+		}
+	}
+	skip := func(seq uint64) bool {
+		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
 	}
 
 	// 2 and 3. Exact, then near; a changed document's matches are reported too.
-	var found []*record
-	for _, r := range d.byMain[e.Main] {
-		if r != self && r != replaced {
+	var found []*Stored
+	var loadErr error
+	err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
+		if skip(seq) {
+			return true
+		}
+		r, err := d.load(seq)
+		if err != nil {
+			loadErr = err
+			return false
+		}
+		if r != nil {
 			found = append(found, r)
 		}
+		return len(found) < maxGroup
+	})
+	if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
+		return v, p, err
 	}
 	kind := ExactDuplicate
 	if len(found) == 0 {
-		found = d.nearRecords(&e, d.opt.Near, self, replaced)
+		if found, err = d.nearStored(e, d.opt.Near, skip); err != nil {
+			return v, p, err
+		}
 		kind = NearDuplicate
 	}
 	if v.Kind == Unique && len(found) > 0 {
@@ -191,7 +457,7 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	best := e.pending()
 	start := len(v.Matches)
 	for _, r := range found {
-		m := d.compare(&e, r)
+		m := d.compare(e, r)
 		m.Kind = kind
 		v.Matches = append(v.Matches, m)
 		if c := r.candidate(); d.opt.Keep.Prefer(c, best) {
@@ -203,22 +469,134 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if len(v.Matches) > d.opt.MaxMatches {
 		v.Matches = v.Matches[:d.opt.MaxMatches]
 	}
-
-	if add {
-		if replaced != nil {
-			d.remove(replaced)
-		}
-		if self != nil && self != replaced {
-			d.remove(self)
-		}
-		d.store(e, now)
-		v.Added = true
+	if !forAdd {
+		p = plan{}
 	}
-	return v, nil
+	return v, p, nil
 }
 
-// compare returns a Match of stored record r against e, without its Kind.
-func (d *Detector) compare(e *Entry, r *record) Match {
+// storeErrOrNil wraps a non-nil error of the store.
+func storeErrOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return storeErr(err)
+}
+
+// byKey returns the stored document posted under (ns, key) for a namespace with at most
+// one (nsDoc, nsURL), or nil.
+func (d *Detector) byKey(ns store.Namespace, key []byte) (*Stored, error) {
+	var seq uint64
+	found := false
+	if err := d.st.IDs(ns, key, func(id uint64) bool { seq, found = id, true; return false }); err != nil {
+		return nil, storeErr(err)
+	}
+	if !found {
+		return nil, nil
+	}
+	return d.load(seq)
+}
+
+// load returns the stored document with the record id, or nil when there is none.
+func (d *Detector) load(seq uint64) (*Stored, error) {
+	rec, ok, err := d.st.Record(seq)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	r := &Stored{seq: seq}
+	if err := r.unmarshalRecord(rec); err != nil {
+		return nil, fmt.Errorf("neardup: record %d: %w", seq, err)
+	}
+	return r, nil
+}
+
+// A record is the last-seen time (8 bytes, little-endian Unix nanoseconds) and then the
+// Entry's binary form.
+func (r *Stored) appendRecord(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(r.LastSeen.UnixNano()))
+	b, _ = r.Entry.AppendBinary(b) // it never fails
+	return b
+}
+
+func (r *Stored) unmarshalRecord(rec []byte) error {
+	if len(rec) < 8 {
+		return fmt.Errorf("%w: record of %d bytes", ErrEncoding, len(rec))
+	}
+	r.LastSeen = time.Unix(0, int64(binary.LittleEndian.Uint64(rec)))
+	return r.Entry.UnmarshalBinary(rec[8:])
+}
+
+// seenKey is the nsSeen key of a last-seen time: Unix nanoseconds with the sign bit
+// flipped, big-endian, so that keys sort in time order.
+func seenKey(t time.Time) []byte {
+	return binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())^1<<63)
+}
+
+func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+// indexed reports whether a stored entry is in the near-duplicate postings.
+func (d *Detector) indexed(e *Entry) bool { return e.Words >= d.opt.MinWords }
+
+// putOps adds to b the record and postings of r, and returns r's band keys.
+func (d *Detector) putOps(b *store.Batch, r *Stored) (bandKeys []uint64) {
+	b.PutRecord(r.seq, r.appendRecord(nil))
+	b.Add(nsDoc, []byte(r.ID), r.seq)
+	if r.URL != "" {
+		b.Add(nsURL, []byte(r.URL), r.seq)
+	}
+	b.Add(nsMain, r.Main[:], r.seq)
+	b.Add(nsSeen, seenKey(r.LastSeen), r.seq)
+	if !d.indexed(&r.Entry) {
+		return nil
+	}
+	if !d.opt.NoSimHash {
+		b.Add(nsFP, be64(r.SimHash), r.seq)
+	}
+	if len(r.MinHash) == d.opt.MinHashK {
+		bandKeys = lsh.AppendBandKeys(nil, r.MinHash, d.bands, d.rows)
+		for _, k := range bandKeys {
+			b.Add(nsBand, be64(k), r.seq)
+		}
+	}
+	return bandKeys
+}
+
+// index adds a stored document to the accelerators once its batch is written.
+func (d *Detector) index(r *Stored, bandKeys []uint64) {
+	if d.indexed(&r.Entry) && !d.opt.NoSimHash {
+		d.sim.Add(r.seq, r.SimHash)
+	}
+	d.bandKeys.add(bandKeys)
+}
+
+// removeOps adds to b the removal of r's record and postings; the caller removes r.seq
+// from sim once b is written.
+func (d *Detector) removeOps(b *store.Batch, r *Stored) {
+	b.DeleteRecord(r.seq)
+	b.Remove(nsDoc, []byte(r.ID), r.seq)
+	if r.URL != "" {
+		b.Remove(nsURL, []byte(r.URL), r.seq)
+	}
+	b.Remove(nsMain, r.Main[:], r.seq)
+	b.Remove(nsSeen, seenKey(r.LastSeen), r.seq)
+	if !d.indexed(&r.Entry) {
+		return
+	}
+	if !d.opt.NoSimHash {
+		b.Remove(nsFP, be64(r.SimHash), r.seq)
+	}
+	if len(r.MinHash) == d.opt.MinHashK {
+		for _, k := range lsh.AppendBandKeys(nil, r.MinHash, d.bands, d.rows) {
+			b.Remove(nsBand, be64(k), r.seq)
+		}
+	}
+}
+
+// compare returns a Match of stored document r against e, without its Kind.
+func (d *Detector) compare(e *Entry, r *Stored) Match {
 	m := Match{ID: r.ID, URL: r.URL, Distance: simhash.Distance(e.SimHash, r.SimHash)}
 	if len(e.MinHash) == len(r.MinHash) && len(e.MinHash) > 0 {
 		// Signatures of other sizes (or none, with NoMinHash) are not comparable: 0.
@@ -250,126 +628,67 @@ func (d *Detector) near(m Match, near Near) bool {
 	return bySim || byMin
 }
 
-// nearRecords returns the stored records near e by the near rule, other than skip1 and
-// skip2.
-func (d *Detector) nearRecords(e *Entry, near Near, skip1, skip2 *record) []*record {
+// nearStored returns the stored documents near e by the near rule, other than those
+// skip reports. Candidates come from the SimHash tables (whose postings are the permuted
+// fingerprints themselves, so a candidate is checked against the distance before any
+// record is read) and the band postings; each is read and checked against both measures.
+func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) ([]*Stored, error) {
 	if e.Words < d.opt.MinWords {
-		return nil
+		return nil, nil
 	}
 	seen := map[uint64]bool{}
-	var out []*record
-	consider := func(seq uint64) {
-		r := d.bySeq[seq]
-		if r == nil || r == skip1 || r == skip2 || seen[seq] {
-			return
+	var out []*Stored
+	var failed error
+	consider := func(seq uint64) bool {
+		if seen[seq] || skip(seq) {
+			return true
 		}
 		seen[seq] = true
-		if d.near(d.compare(e, r), near) {
+		r, err := d.load(seq)
+		if err != nil {
+			failed = err
+			return false
+		}
+		if r != nil && d.near(d.compare(e, r), near) {
 			out = append(out, r)
 		}
+		return true
 	}
-	if near != NearMinHash {
-		d.hbuf, _ = d.sim.AppendQuery(d.hbuf[:0], e.SimHash, d.opt.Distance)
-		for _, m := range d.hbuf {
-			consider(m.ID)
+	if near != NearMinHash && !d.opt.NoSimHash {
+		ms, err := d.sim.Query(e.SimHash, d.opt.Distance)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if consider(m.ID); failed != nil {
+				return nil, failed
+			}
 		}
 	}
 	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
-		d.lbuf, _ = d.lsh.AppendQuery(d.lbuf[:0], e.MinHash)
-		for _, m := range d.lbuf {
-			consider(m.ID)
-		}
-	}
-	return out
-}
-
-func (d *Detector) store(e Entry, now time.Time) {
-	d.nextSeq++
-	r := &record{Entry: e, seq: d.nextSeq, lastSeen: seenAt(e.FetchTime, now)}
-	d.byID[e.ID] = r
-	d.bySeq[r.seq] = r
-	if e.URL != "" {
-		d.byURL[e.URL] = r
-		d.addKey(func(f *KeyFilter) { f.AddURL(e.URL) })
-	}
-	d.byMain[e.Main] = append(d.byMain[e.Main], r)
-	d.addKey(func(f *KeyFilter) { f.AddExact(e.Main) })
-	if e.Words >= d.opt.MinWords {
-		d.sim.Add(r.seq, e.SimHash)
-		if len(e.MinHash) == d.opt.MinHashK {
-			// The signature's size was just checked, the only error Add reports.
-			_ = d.lsh.Add(r.seq, e.MinHash)
-		}
-	}
-}
-
-// addKey adds a key to the filter, first rebuilding the filter twice as large from the
-// stored documents when it is full.
-func (d *Detector) addKey(add func(*KeyFilter)) {
-	if d.filter.Len() >= d.filter.Capacity() {
-		f, err := NewKeyFilter(2*d.filter.Capacity(), d.opt.FilterRate)
-		if err == nil { // the options were checked by NewDetector
-			for _, r := range d.byID {
-				if r.URL != "" {
-					f.AddURL(r.URL)
-				}
-				f.AddExact(r.Main)
+		for _, k := range lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows) {
+			if !d.bandKeys.mayHave(k) {
+				continue
 			}
-			d.filter = f
+			if err := d.st.IDs(nsBand, be64(k), consider); err != nil {
+				return nil, storeErr(err)
+			}
+			if failed != nil {
+				return nil, failed
+			}
 		}
 	}
-	add(d.filter)
-}
-
-func (d *Detector) remove(r *record) {
-	delete(d.byID, r.ID)
-	delete(d.bySeq, r.seq)
-	if r.URL != "" && d.byURL[r.URL] == r {
-		delete(d.byURL, r.URL)
-	}
-	group := slices.DeleteFunc(d.byMain[r.Main], func(x *record) bool { return x == r })
-	if len(group) == 0 {
-		delete(d.byMain, r.Main)
-	} else {
-		d.byMain[r.Main] = group
-	}
-	d.sim.Remove(r.seq)
-	d.lsh.Remove(r.seq)
-}
-
-// Remove deletes the document with the id and reports whether it was stored. The key
-// filter keeps its keys until it is next rebuilt (a filter cannot forget). The error is
-// the store's.
-func (d *Detector) Remove(id string) (bool, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	r := d.byID[id]
-	if r != nil {
-		d.remove(r)
-	}
-	return r != nil, nil
-}
-
-// Stored is a document as a Detector keeps it.
-type Stored struct {
-	Entry
-	// LastSeen is what MaxAge is measured from: the entry's FetchTime (never later than
-	// when it was checked), or the last time a URL duplicate of it was checked.
-	LastSeen time.Time
+	return out, nil
 }
 
 // Get returns the stored document with the id; ok reports whether there is one. The
 // error is the store's.
 func (d *Detector) Get(id string) (s Stored, ok bool, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	r := d.byID[id]
-	if r == nil {
-		return Stored{}, false, nil
+	r, err := d.byKey(nsDoc, []byte(id))
+	if err != nil || r == nil {
+		return Stored{}, false, err
 	}
-	e := r.Entry
-	e.MinHash = slices.Clone(e.MinHash)
-	return Stored{Entry: e, LastSeen: r.lastSeen}, true, nil
+	return *r, true, nil
 }
 
 // Query is a raw near-duplicate query for callers that fingerprint documents
@@ -404,11 +723,13 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 	case len(q.MinHash) == 0:
 		near = NearSimHash
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	e := Entry{Fingerprints: Fingerprints{SimHash: q.SimHash, MinHash: q.MinHash, Words: d.opt.MinWords}}
-	var out []Match
-	for _, r := range d.nearRecords(&e, near, nil, nil) {
+	found, err := d.nearStored(&e, near, func(uint64) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Match, 0, len(found))
+	for _, r := range found {
 		m := d.compare(&e, r)
 		m.Kind, m.Level = NearDuplicate, LevelNone
 		out = append(out, m)
@@ -420,46 +741,118 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 	return out, nil
 }
 
-// Options returns the detector's options with every default filled in.
-func (d *Detector) Options() Options { return d.opt }
-
-// Expire deletes every document not seen for longer than MaxAge and returns how many it
-// deleted; with MaxAge 0 it deletes nothing. Checks call it themselves at most every
-// MaxAge/64, so calling it is only needed to free memory between checks. It costs a
-// pass over all stored documents. The error is the store's.
-func (d *Detector) Expire() (int, error) {
+// Remove deletes the document with the id and reports whether it was stored; true
+// means the deletion is durable. The key filter keeps its keys until it is next rebuilt
+// (a filter cannot forget). The error is the store's.
+func (d *Detector) Remove(id string) (bool, error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.expire(d.opt.Now()), nil
-}
-
-func (d *Detector) sweep(now time.Time) {
-	if d.opt.MaxAge > 0 && now.Sub(d.swept) >= d.opt.MaxAge/64 {
-		d.expire(now)
-	}
-}
-
-func (d *Detector) expire(now time.Time) int {
-	if d.opt.MaxAge <= 0 {
-		return 0
-	}
-	d.swept = now
-	cut := now.Add(-d.opt.MaxAge)
-	n := 0
-	for _, r := range d.byID {
-		if r.lastSeen.Before(cut) {
-			d.remove(r)
-			n++
+	r, err := d.byKey(nsDoc, []byte(id))
+	if err == nil && r != nil {
+		var b store.Batch
+		d.removeOps(&b, r)
+		if err = d.st.Write(&b); err != nil {
+			err = storeErr(err)
+		} else {
+			d.sim.Remove(r.seq)
+			d.count--
 		}
 	}
-	return n
+	d.mu.Unlock()
+	if err != nil || r == nil {
+		return false, err
+	}
+	if err := d.st.Sync(); err != nil {
+		return false, storeErr(err)
+	}
+	return true, nil
+}
+
+// Expire deletes every document not seen for longer than MaxAge and returns how many it
+// deleted; with MaxAge 0 it deletes nothing. Adding checks call it themselves at most
+// every MaxAge/64, so calling it is only needed to free space between checks. It costs
+// a scan of the expired documents' last-seen postings and records, and blocks adding
+// checks meanwhile. The error is the store's.
+func (d *Detector) Expire() (int, error) {
+	d.mu.Lock()
+	n, err := d.expire(d.opt.Now())
+	d.mu.Unlock()
+	if err == nil && n > 0 {
+		err = storeErrOrNil(d.st.Sync())
+	}
+	return n, err
+}
+
+func (d *Detector) sweep(now time.Time) error {
+	if d.opt.MaxAge > 0 && now.Sub(d.swept) >= d.opt.MaxAge/64 {
+		_, err := d.expire(now)
+		return err
+	}
+	return nil
+}
+
+// expireChunk is the most documents expire removes in one batch.
+const expireChunk = 1000
+
+func (d *Detector) expire(now time.Time) (int, error) {
+	if d.opt.MaxAge <= 0 {
+		return 0, nil
+	}
+	d.swept = now
+	cut := seenKey(now.Add(-d.opt.MaxAge))
+	n := 0
+	for {
+		// The scan restarts after each chunk: the removed postings are gone by then.
+		type posting struct {
+			key []byte
+			seq uint64
+		}
+		var ps []posting
+		err := d.st.Postings(nsSeen, func(key []byte, seq uint64) bool {
+			if string(key) >= string(cut) {
+				return false
+			}
+			ps = append(ps, posting{slices.Clone(key), seq})
+			return len(ps) < expireChunk
+		})
+		if err != nil {
+			return n, storeErr(err)
+		}
+		if len(ps) == 0 {
+			return n, nil
+		}
+		var b store.Batch
+		var gone []*Stored
+		for _, p := range ps {
+			r, err := d.load(p.seq)
+			if err != nil {
+				return n, err
+			}
+			if r == nil {
+				// A posting without its record: drop it, or every scan would find it.
+				b.Remove(nsSeen, p.key, p.seq)
+				continue
+			}
+			gone = append(gone, r)
+		}
+		for _, r := range gone {
+			d.removeOps(&b, r)
+		}
+		if err := d.st.Write(&b); err != nil {
+			return n, storeErr(err)
+		}
+		for _, r := range gone {
+			d.sim.Remove(r.seq)
+		}
+		d.count -= len(gone)
+		n += len(gone)
+	}
 }
 
 // Len returns the number of stored documents.
 func (d *Detector) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.byID)
+	return d.count
 }
 
 // Prescreen returns a copy of the key filter of every stored canonical URL and main-text
@@ -470,6 +863,41 @@ func (d *Detector) Prescreen() *KeyFilter {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.filter.clone()
+}
+
+// addKey adds a key to the filter, first rebuilding it twice as large from the store
+// when it is full. A failed rebuild keeps the full filter, which only raises its
+// false-positive rate.
+func (d *Detector) addKey(add func(*KeyFilter)) {
+	if d.filter.Len() >= d.filter.Capacity() {
+		_ = d.rebuildFilter(2 * d.filter.Capacity())
+	}
+	add(d.filter)
+}
+
+// rebuildFilter replaces the key filter by one sized for n keys holding every stored URL
+// and exact key.
+func (d *Detector) rebuildFilter(n int) error {
+	f, err := NewKeyFilter(n, d.opt.FilterRate)
+	if err != nil {
+		return err
+	}
+	err = d.st.Postings(nsURL, func(key []byte, _ uint64) bool { f.AddURL(string(key)); return true })
+	if err == nil {
+		err = d.st.Postings(nsMain, func(key []byte, _ uint64) bool {
+			var h Hash
+			if len(key) == len(h) {
+				copy(h[:], key)
+				f.AddExact(h)
+			}
+			return true
+		})
+	}
+	if err != nil {
+		return storeErr(err)
+	}
+	d.filter = f
+	return nil
 }
 
 // pending returns the entry as a KeepPolicy sees it before it is stored: it arrived after

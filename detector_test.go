@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store/pebblestore"
 )
 
 // words returns n pseudo-random words from a small vocabulary, deterministic in seed.
@@ -25,6 +27,33 @@ func words(seed uint64, n int) []string {
 		out[i] = fmt.Sprintf("w%d", r.IntN(5000))
 	}
 	return out
+}
+
+// forStores runs a detector test over each backend: newDetector opens a detector on an
+// empty store of it.
+func forStores(t *testing.T, test func(t *testing.T, newDetector func(testing.TB, Options) *Detector)) {
+	t.Run("memory", func(t *testing.T) { test(t, newDetector) })
+	t.Run("pebble", func(t *testing.T) {
+		test(t, func(t testing.TB, opt Options) *Detector {
+			t.Helper()
+			d, err := OpenDetector(openPebble(t, t.TempDir()), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		})
+	})
+}
+
+// openPebble opens a pebble store in dir, closed when the test ends.
+func openPebble(t testing.TB, dir string) *pebblestore.DB {
+	t.Helper()
+	s, err := pebblestore.Open(dir, pebblestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 func newDetector(t testing.TB, opt Options) *Detector {
@@ -45,7 +74,9 @@ func check(t testing.TB, d *Detector, doc Document) Verdict {
 	return v
 }
 
-func TestDetectorVerdicts(t *testing.T) {
+func TestDetectorVerdicts(t *testing.T) { forStores(t, testDetectorVerdicts) }
+
+func testDetectorVerdicts(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	base := strings.Join(words(1, 300), " ")
 	edited := strings.Replace(base, "w", "W", 1) // same after case folding
 	near := base + " and a few more words at the end"
@@ -94,7 +125,9 @@ func TestDetectorVerdicts(t *testing.T) {
 	}
 }
 
-func TestDetectorPeekAndSelf(t *testing.T) {
+func TestDetectorPeekAndSelf(t *testing.T) { forStores(t, testDetectorPeekAndSelf) }
+
+func testDetectorPeekAndSelf(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	d := newDetector(t, Options{})
 	text := strings.Join(words(3, 100), " ")
 	if v, _ := d.Peek(Document{ID: "a", Text: text}); v.Kind != Unique || v.Added {
@@ -140,7 +173,9 @@ func TestDetectorEmptyDocuments(t *testing.T) {
 	}
 }
 
-func TestDetectorKeepPolicy(t *testing.T) {
+func TestDetectorKeepPolicy(t *testing.T) { forStores(t, testDetectorKeepPolicy) }
+
+func testDetectorKeepPolicy(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	text := strings.Join(words(4, 200), " ")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
@@ -165,7 +200,9 @@ func TestDetectorKeepPolicy(t *testing.T) {
 	}
 }
 
-func TestDetectorExpiry(t *testing.T) {
+func TestDetectorExpiry(t *testing.T) { forStores(t, testDetectorExpiry) }
+
+func testDetectorExpiry(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := newDetector(t, Options{MaxAge: time.Hour, Now: func() time.Time { return now }})
 	text := strings.Join(words(5, 100), " ")
@@ -191,7 +228,9 @@ func TestDetectorExpiry(t *testing.T) {
 // stored document: with NearSimHash the hamming index is exact, so the sets must be equal;
 // with NearMinHash every reported match must reach the threshold and the misses must be
 // few (the S-curve's).
-func TestDetectorNearOracle(t *testing.T) {
+func TestDetectorNearOracle(t *testing.T) { forStores(t, testDetectorNearOracle) }
+
+func testDetectorNearOracle(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	r := rand.New(rand.NewPCG(7, 7))
 	var texts []string
 	for i := range 400 {
@@ -201,8 +240,12 @@ func TestDetectorNearOracle(t *testing.T) {
 		}
 		texts = append(texts, strings.Join(w, " "))
 	}
-	for _, near := range []Near{NearSimHash, NearMinHash} {
-		d := newDetector(t, Options{Near: near, MaxMatches: 1000})
+	for _, c := range []struct {
+		near     Near
+		distance int
+	}{{NearSimHash, 3}, {NearSimHash, 7}, {NearSimHash, -1}, {NearMinHash, 3}} {
+		near := c.near
+		d := newDetector(t, Options{Near: near, Distance: c.distance, MaxMatches: 1000})
 		var stored []Entry
 		missed, total := 0, 0
 		for i, text := range texts {
@@ -221,7 +264,7 @@ func TestDetectorNearOracle(t *testing.T) {
 				}
 			}
 			for _, s := range stored {
-				m := d.compare(&e, &record{Entry: s})
+				m := d.compare(&e, &Stored{Entry: s})
 				if (exact && s.Main == e.Main) || (!exact && d.near(m, d.opt.Near)) {
 					want = append(want, s.ID)
 				}
@@ -251,7 +294,9 @@ func TestDetectorNearOracle(t *testing.T) {
 	}
 }
 
-func TestDetectorConcurrent(t *testing.T) {
+func TestDetectorConcurrent(t *testing.T) { forStores(t, testDetectorConcurrent) }
+
+func testDetectorConcurrent(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	d := newDetector(t, Options{MaxAge: time.Hour})
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -279,7 +324,9 @@ func TestDetectorConcurrent(t *testing.T) {
 	}
 }
 
-func TestDetectorPrescreen(t *testing.T) {
+func TestDetectorPrescreen(t *testing.T) { forStores(t, testDetectorPrescreen) }
+
+func testDetectorPrescreen(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	d := newDetector(t, Options{Expected: 4}) // forces rebuilds
 	var fps []Fingerprints
 	for i := range 50 {
@@ -430,7 +477,9 @@ func checkEntry(t testing.TB, d *Detector, e Entry, add bool) Verdict {
 
 // TestDetectorGetAndNear reads a stored document back and queries by its raw
 // fingerprints, each measure alone and both.
-func TestDetectorGetAndNear(t *testing.T) {
+func TestDetectorGetAndNear(t *testing.T) { forStores(t, testDetectorGetAndNear) }
+
+func testDetectorGetAndNear(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
 	d := newDetector(t, Options{})
 	base := words(3, 300)
 	check(t, d, Document{ID: "a", URL: "http://x.org/a", Text: strings.Join(base, " "), Priority: 2})
@@ -470,5 +519,82 @@ func TestDetectorGetAndNear(t *testing.T) {
 		if _, err := d.Near(q); !errors.Is(err, ErrOptions) {
 			t.Errorf("query %+v: %v, want ErrOptions", q, err)
 		}
+	}
+}
+
+// TestDetectorReopen closes a detector's pebble store and opens it again: the documents,
+// the verdicts, the key filter and the count are as before, without fingerprinting the
+// stored documents again, and new documents get new record ids.
+func TestDetectorReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := pebblestore.Open(dir, pebblestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDetector(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []Document
+	for i := range 60 {
+		w := words(uint64(i%20), 200) // 20 bases, three copies each
+		if i >= 20 {
+			w[i%200] = "edit"
+		}
+		docs = append(docs, Document{ID: fmt.Sprint("d", i), URL: fmt.Sprintf("http://h.org/%d", i%50), Text: strings.Join(w, " ")})
+	}
+	for _, doc := range docs[:40] {
+		check(t, d, doc)
+	}
+	peek := func(d *Detector) []Verdict {
+		var vs []Verdict
+		for _, doc := range docs[40:] {
+			v, err := d.Peek(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs = append(vs, v)
+		}
+		return vs
+	}
+	before, n := peek(d), d.Len()
+	got, _, _ := d.Get("d7")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openPebble(t, dir)
+	d, err = OpenDetector(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := peek(d); !reflect.DeepEqual(after, before) || d.Len() != n {
+		t.Fatalf("after reopening: Len %d (was %d), verdicts\n%+v\nwere\n%+v", d.Len(), n, after, before)
+	}
+	if again, ok, err := d.Get("d7"); !ok || err != nil || !reflect.DeepEqual(again, got) {
+		t.Fatalf("Get d7 after reopening: %+v %v %v, was %+v", again, ok, err, got)
+	}
+	f := d.Prescreen()
+	for _, doc := range docs[:40] {
+		fp, _ := d.Fingerprinter().Fingerprint(doc)
+		if !f.HasURL(fp.URL) || !f.HasExact(fp.Main) {
+			t.Fatalf("the reopened key filter lacks %s", doc.ID)
+		}
+	}
+	for _, doc := range docs[40:] {
+		check(t, d, doc)
+	}
+	if d.Len() != 50 { // 50 URLs; d50..d59 changed d0..d9 under theirs
+		t.Fatalf("Len %d after adding the rest, want 50", d.Len())
+	}
+
+	// Options that shape the keys are the store's for life.
+	for _, o := range []Options{{Distance: 4}, {Threshold: 0.7}, {MinHashK: 64}, {Shingle: shingle.Options{K: 3}}} {
+		if _, err := OpenDetector(s, o); !errors.Is(err, ErrOptions) {
+			t.Errorf("reopening with %+v: %v, want ErrOptions", o, err)
+		}
+	}
+	if _, err := OpenDetector(s, Options{Near: NearSimHash, MaxAge: time.Hour, MaxMatches: 3}); err != nil {
+		t.Errorf("reopening with other verdict options: %v", err)
 	}
 }

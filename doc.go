@@ -40,6 +40,30 @@
 //		fmt.Println(v.Kind, v.Matches[0].ID, v.Survivor)
 //	}
 //
+// # The index in a store
+//
+// A Detector keeps its documents in a store.Store: NewDetector in memory (store.Memory),
+// OpenDetector in any backend, such as the persistent store/pebblestore that the service
+// uses, so one query path serves every backend and a restart reads the stored
+// fingerprints instead of recomputing them. Each document gets a record id in order of
+// arrival; its record is its last-seen time and its Entry (Entry.AppendBinary), and it
+// is posted under these keys, one namespace each:
+//
+//	document id           -> record id (one)
+//	canonical URL          -> record id (one)
+//	main-text SHA-256      -> record ids
+//	last seen (time order) -> record ids, scanned by expiry up to MaxAge ago
+//	SimHash                -> record ids
+//	table i, prefix        -> permuted SimHashes: the Distance+1 permuted tables of
+//	                          Manku et al. (hamming.Permutations(Distance+1, Distance)),
+//	                          whose postings are the permuted fingerprints themselves, so
+//	                          a bucket is checked against the distance without reading
+//	                          a record, and only the fingerprints within Distance are
+//	                          looked up by SimHash
+//	LSH band key           -> record ids (lsh.AppendBandKeys over the Params banding)
+//
+// Record 0 holds the options that shape those keys; a store is opened only with them.
+//
 // Prescreen gives the Bloom filter (KeyFilter) of the stored URL and exact keys that a
 // client keeps to skip the round trip for pages that are certainly new; FindMirrors
 // finds the sites that carry the same content under the same paths.
@@ -59,10 +83,8 @@
 //
 // Feature hashes, fingerprints, signatures and snapshots are persisted by users, so their
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
-// of them is a change of format, never a silent one. The HTTP service and its persistent
-// store are not built yet.
+// of them is a change of format, never a silent one.
 //
-// The Detector keeps everything in memory, about 1.9 KB per document; nothing survives
-// the process. Its MinHash candidates come from banding, so a pair just above the threshold
+// A Detector's MinHash candidates come from banding, so a pair just above the threshold
 // can be missed (lsh.Recall); its SimHash candidates are exact.
 package neardup
