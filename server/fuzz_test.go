@@ -88,4 +88,3 @@ func FuzzDecodeCompare(f *testing.F) {
 		checkDecodeError(t, err)
 	})
 }
-

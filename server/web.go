@@ -124,4 +124,3 @@ func measureRows(c *comparison) [][2]string {
 		{"edit similarity", edit},
 	}
 }
-

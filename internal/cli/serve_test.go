@@ -156,7 +156,9 @@ func TestServeUsage(t *testing.T) {
 	c := &serveCmd{}
 	fs := newFlagSet(serveCommand, c)
 	parseArgs(fs, []string{"--max-batch", "3"})
-	if err := c.applyEnv(func(k string) string { return map[string]string{"NEARDUP_MAX_BATCH": "9", "NEARDUP_MAX_INFLIGHT": "5"}[k] }); err != nil {
+	if err := c.applyEnv(func(k string) string {
+		return map[string]string{"NEARDUP_MAX_BATCH": "9", "NEARDUP_MAX_INFLIGHT": "5"}[k]
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if c.maxBatch != 3 || c.maxInflight != 5 {
