@@ -323,12 +323,12 @@ func (s *Server) do(ctx context.Context, work func(ctx context.Context) error) e
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel() // here, not in the goroutine: its end must not look like a timeout
 	done := make(chan error, 1)
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
 		defer func() { <-s.sem }()
-		defer cancel()
 		defer func() {
 			if p := recover(); p != nil {
 				s.cfg.Logger.Error("panic at work", "panic", p)
@@ -344,7 +344,12 @@ func (s *Server) do(ctx context.Context, work func(ctx context.Context) error) e
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return errTimeout
+		select {
+		case err := <-done: // finished just in time
+			return err
+		default:
+			return errTimeout
+		}
 	}
 }
 
