@@ -52,6 +52,12 @@ require (
 	// (with cgo it links DataDog's zstd, which store does not configure). Writing our own
 	// WAL and compaction is how stores lose data.
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	// client_golang: package server's /metrics (a registry per server, real Prometheus
+	// histograms with le buckets). Chosen over VictoriaMetrics/metrics, which is lighter
+	// but would add three modules and whose histograms use vmrange buckets that
+	// Prometheus' histogram_quantile cannot read; client_golang is already in the build
+	// through pebble, so it adds no module.
+	github.com/prometheus/client_golang v1.16.0
 	// progressbar: neardup dedup's progress on a terminal (bytes of total, MB/s, ETA);
 	// widely used and maintained, and drawing a throttled, width-aware bar is not ours
 	// to hand-write.
@@ -97,7 +103,6 @@ require (
 	github.com/minio/minlz v1.0.1-0.20250507153514-87eb42fe8882 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/prometheus/client_golang v1.16.0 // indirect
 	github.com/prometheus/client_model v0.3.0 // indirect
 	github.com/prometheus/common v0.42.0 // indirect
 	github.com/prometheus/procfs v0.10.1 // indirect

@@ -3,18 +3,17 @@ package cli
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/internal/measure"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
@@ -72,39 +71,8 @@ func (c *compareCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes (default 67108864: 64 MiB)")
 }
 
-// compareDoc describes one of the two documents of a comparison.
-type compareDoc struct {
-	Name             string `json:"name"`
-	Bytes            int    `json:"bytes"`
-	Runes            int    `json:"runes"`
-	Tokens           int    `json:"tokens"`
-	Features         int    `json:"features"`
-	SHA256           string `json:"sha256"`
-	NormalizedSHA256 string `json:"normalized_sha256"`
-	SimHash          string `json:"simhash"`
-}
-
 // compareResult is every measure of a comparison, and the --json output.
-type compareResult struct {
-	A               compareDoc     `json:"a"`
-	B               compareDoc     `json:"b"`
-	Unit            shingle.Unit   `json:"unit"`
-	KShingle        int            `json:"k_shingle"`
-	MinHashK        int            `json:"minhash_k"`
-	SimHashScheme   simhash.Scheme `json:"simhash_scheme"`
-	RawEqual        bool           `json:"raw_equal"`
-	NormalizedEqual bool           `json:"normalized_equal"`
-	Jaccard         float64        `json:"jaccard"`
-	Intersection    int            `json:"intersection"`
-	Union           int            `json:"union"`
-	ContainmentAInB float64        `json:"containment_a_in_b"`
-	ContainmentBInA float64        `json:"containment_b_in_a"`
-	MinHash         float64        `json:"minhash_similarity"`
-	MinHashAgree    int            `json:"minhash_agree"`
-	SimHashDistance int            `json:"simhash_distance"`
-	CosineTF        float64        `json:"cosine_tf"`
-	EditSimilarity  *float64       `json:"edit_similarity"` // null when a text is too long
-}
+type compareResult = measure.Result
 
 func (c *compareCmd) run(e *env, args []string) error {
 	if len(args) != 2 {
@@ -157,84 +125,10 @@ func (c *compareCmd) run(e *env, args []string) error {
 // compare computes every measure of the two texts, given their names and the SHA-256 of
 // their bytes.
 func (c *compareCmd) compare(names []string, texts [2]string, sums [2][sha256.Size]byte) (*compareResult, error) {
-	// One pass gives both the set and the term frequencies: AppendWeighted yields each
-	// distinct shingle once, sorted by hash, the set that AppendHashes yields.
-	s, err := shingle.New(c.features.options(shingle.TF))
-	if err != nil {
-		return nil, err
-	}
-	h := minhash.Hasher{K: c.k}
-	res := &compareResult{
-		Unit:          c.features.unit,
-		KShingle:      c.features.k(),
-		MinHashK:      c.k,
-		SimHashScheme: c.scheme,
-	}
-	var (
-		features [2][]uint64
-		weighted [2][]minhash.Weighted
-		sigs     [2]minhash.Signature
-		fps      [2]uint64
-		buf      []shingle.Feature
-	)
-	for i, d := range []struct {
-		doc        *compareDoc
-		name, text string
-	}{{&res.A, names[0], texts[0]}, {&res.B, names[1], texts[1]}} {
-		norm, tokens := normalizedSum(s, c.features.unit, d.text)
-		buf = s.AppendWeighted(buf[:0], d.text)
-		features[i] = make([]uint64, len(buf))
-		weighted[i] = make([]minhash.Weighted, len(buf))
-		for j, f := range buf {
-			features[i][j] = f.Hash
-			weighted[i][j] = minhash.Weighted(f)
-		}
-		sigs[i] = h.Signature(features[i])
-		fps[i] = c.scheme.Fingerprint(d.text)
-		*d.doc = compareDoc{
-			Name:             d.name,
-			Bytes:            len(d.text),
-			Runes:            utf8.RuneCountInString(d.text),
-			Tokens:           tokens,
-			Features:         len(features[i]),
-			SHA256:           hex.EncodeToString(sums[i][:]),
-			NormalizedSHA256: hex.EncodeToString(norm[:]),
-			SimHash:          fmt.Sprintf("%016x", fps[i]),
-		}
-	}
-	res.RawEqual = res.A.SHA256 == res.B.SHA256
-	res.NormalizedEqual = res.A.NormalizedSHA256 == res.B.NormalizedSHA256
-	res.Jaccard = minhash.Jaccard(features[0], features[1])
-	res.ContainmentAInB = minhash.Containment(features[0], features[1])
-	res.ContainmentBInA = minhash.Containment(features[1], features[0])
-	// Containment is |A and B| / |A|, exact in float64 for any set that fits in memory.
-	res.Intersection = int(math.Round(res.ContainmentAInB * float64(len(features[0]))))
-	res.Union = len(features[0]) + len(features[1]) - res.Intersection
-	res.MinHash = minhash.Similarity(sigs[0], sigs[1])
-	res.MinHashAgree = int(math.Round(res.MinHash * float64(c.k)))
-	res.SimHashDistance = simhash.Distance(fps[0], fps[1])
-	res.CosineTF = minhash.Cosine(weighted[0], weighted[1])
-	if res.A.Runes <= minhash.MaxEditRunes && res.B.Runes <= minhash.MaxEditRunes {
-		s := minhash.EditSimilarity(texts[0], texts[1])
-		res.EditSimilarity = &s
-	}
-	return res, nil
-}
-
-// normalizedSum returns the SHA-256 of the units s makes of text, words joined by single
-// spaces or code points as they are (they include the spaces between words), and the
-// number of units.
-func normalizedSum(s *shingle.Shingler, unit shingle.Unit, text string) (sum [sha256.Size]byte, units int) {
-	h := sha256.New()
-	for tok := range s.Tokens(text) {
-		if units > 0 && unit == shingle.Words {
-			h.Write([]byte{' '})
-		}
-		h.Write(tok)
-		units++
-	}
-	h.Sum(sum[:0])
-	return sum, units
+	return measure.Compare(
+		measure.Text{Name: names[0], Text: texts[0], Sum: sums[0]},
+		measure.Text{Name: names[1], Text: texts[1], Sum: sums[1]},
+		measure.Options{Unit: c.features.unit, K: c.features.kShingle, MinHashK: c.k, Scheme: c.scheme})
 }
 
 // writeCompareTable writes res as a header line and an aligned table of measures.
@@ -271,18 +165,8 @@ func writeCompareTable(w io.Writer, res *compareResult, features string) {
 	tw.Flush()
 }
 
-// ratio formats a similarity in [0, 1] with four decimals, without rounding a value
-// below 1 up to 1.0000 or a value above 0 down to 0.0000.
-func ratio(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 4, 64)
-	switch {
-	case s == "1.0000" && v < 1:
-		return ">0.9999"
-	case s == "0.0000" && v > 0:
-		return "<0.0001"
-	}
-	return s
-}
+// ratio formats a similarity as the table shows it (measure.Ratio).
+func ratio(v float64) string { return measure.Ratio(v) }
 
 // displayName returns the name of an input for the table's header: "stdin" for "-", and
 // names with unprintable characters quoted.

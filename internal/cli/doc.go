@@ -14,6 +14,10 @@
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup extract [--json] [--content-type CT] [--url U] [--max-bytes N] [--timeout D]
 //	                [FILE...|-]
+//	neardup serve [--data DIR] [--addr HOST:PORT] [--tokens FILE] [--max-body N] [--max-batch N]
+//	              [--max-inflight N] [--timeout D] [--shutdown-timeout D] [--debug-addr HOST:PORT]
+//	              [--log-format text|json] [--log-level L] [--near R] [--distance K]
+//	              [--threshold S] [--max-age D] [--keep P] [--no-extract]
 //	neardup help [COMMAND]
 //	neardup version
 //
@@ -29,7 +33,12 @@
 // simhash and minhash write one line per document, sha256sum style: the fingerprint or
 // signature in hex, two spaces and the name (NAME:LINE with --lines). compare prints every
 // measure of two documents side by side, from exact equality to SimHash distance, as a
-// table or one JSON object; its measures are the same package calls a program would make.
+// table or one JSON object; its measures are internal/measure's, which the service's
+// /v1/compare and web page use too.
+//
+// serve runs the HTTP service (package server) until SIGTERM or SIGINT; every flag can
+// also come from an environment variable NEARDUP_FLAG_NAME, the flag winning. It listens
+// before the index is loaded and closes the index after the last request.
 //
 // urlnorm writes the canonical URL (package urlnorm) of each argument or input line, one
 // per line, or with --json one object per input; a URL without a canonical form is

@@ -4,82 +4,26 @@ package report
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/neardup/neardup/internal/chromium"
 )
 
 var keepScreenshot = flag.String("screenshot", "", "copy TestChromium's screenshot to this PNG file, to look at")
-
-// chromiumTimeout bounds each run of the browser; past it its whole process group is
-// killed.
-const chromiumTimeout = 60 * time.Second
-
-// chromium returns the path of Debian's headless-capable Chromium. It skips the test if
-// there is none, unless CI is "true": CI installs it (.ci/run), so there a missing browser
-// fails the test.
-func chromium(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium is not installed (%v); CI must install the Debian package chromium", err)
-	}
-	t.Skipf("chromium is not installed (%v); apt-get install chromium to run this test", err)
-	return ""
-}
-
-// runChromium runs headless Chromium on the page with the extra arguments and returns
-// its standard output. Every run has its own profile directory and no network use of its
-// own (updates, sync, metrics), so it reads the file and nothing else.
-func runChromium(t *testing.T, browser, page string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
-	defer cancel()
-	args = append([]string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-quic", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-extensions", "--disable-crash-reporter", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(),
-	}, args...)
-	cmd := exec.CommandContext(ctx, browser, append(args, "file://"+page)...)
-	// Chromium starts helper processes: on timeout kill the whole group, not just the
-	// first one.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	err := cmd.Run()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("chromium did not finish within %v; killed. Its errors:\n%s", chromiumTimeout, stderr.Bytes())
-	}
-	if err != nil {
-		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return stdout.Bytes()
-}
 
 // TestChromium renders the test report in headless Chromium: the DOM it builds must have
 // every section, both plots and no element that came from a hostile text, and its
 // screenshot must show the page, plots included.
 func TestChromium(t *testing.T) {
-	browser := chromium(t)
+	browser := chromium.Path(t)
 	page := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(page, write(t, testData()), 0o644); err != nil {
 		t.Fatal(err)
@@ -87,7 +31,7 @@ func TestChromium(t *testing.T) {
 
 	t.Run("dom", func(t *testing.T) {
 		t.Parallel()
-		dom := runChromium(t, browser, page, "--dump-dom")
+		dom := chromium.Run(t, browser, "file://"+page, "--dump-dom")
 		doc, err := html.Parse(bytes.NewReader(dom))
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +73,7 @@ func TestChromium(t *testing.T) {
 	t.Run("screenshot", func(t *testing.T) {
 		t.Parallel()
 		shot := filepath.Join(t.TempDir(), "report.png")
-		runChromium(t, browser, page, "--screenshot="+shot, "--window-size=1280,1600")
+		chromium.Run(t, browser, "file://"+page, "--screenshot="+shot, "--window-size=1280,1600")
 		if *keepScreenshot != "" {
 			defer copyFile(t, shot, *keepScreenshot)
 		}

@@ -20,27 +20,34 @@ const (
 	maxEdits = 600
 )
 
-// segment is a run of a text, marked if it is not in the other text.
-type segment struct {
-	Text    string
-	Changed bool
+// Segment is a run of a text, marked if it is not in the other text.
+type Segment struct {
+	Text    string `json:"text"`
+	Changed bool   `json:"changed,omitempty"`
 }
 
-// comparison is one text set against another: each side's segments, and how many
+// Diff is one text set against another: each side's segments, and how many
 // words (tokens with a letter or digit) each side has that the other has not.
-type comparison struct {
-	Left, Right       []segment
-	Deleted, Inserted int
+type Diff struct {
+	Left     []Segment `json:"a"`
+	Right    []Segment `json:"b"`
+	Deleted  int       `json:"deleted"`
+	Inserted int       `json:"inserted"`
 	// Partial says the texts were longer than maxTokens tokens, so their tails are
 	// shown without marks.
-	Partial bool
+	Partial bool `json:"partial,omitempty"`
 }
 
-// compare diffs a and b word by word (UAX #29 word boundaries, so spaces and
-// punctuation are tokens of their own and CJK text is diffed per character). The
-// segments are slices of a and b: building them copies no text.
-func compare(a, b string) comparison {
-	var c comparison
+// WordDiff diffs a and b word by word (UAX #29 word boundaries, so spaces and
+// punctuation are tokens of their own and CJK text is diffed per character), as the
+// report shows its clusters and as the service's compare endpoint and web page show two
+// documents. The segments are slices of a and b: building them copies no text. It is
+// bounded: at most maxTokens tokens of each side are diffed (the rest is one unmarked
+// segment, and Partial is set) and at most maxEdits edits are searched for (past that
+// everything between the common head and tail is marked), so any pair of texts costs
+// about a millisecond at most. It is safe for concurrent use.
+func WordDiff(a, b string) Diff {
+	var c Diff
 	var left, right []span
 	pa, pb := 0, 0 // the bytes of a and b covered so far
 	for _, e := range diffTokens(tokens(a), tokens(b)) {
@@ -127,10 +134,10 @@ func tidySpaces(text string, spans []span) []span {
 }
 
 // segments returns the text of each span.
-func segments(text string, spans []span) []segment {
-	var segs []segment
+func segments(text string, spans []span) []Segment {
+	var segs []Segment
 	for _, s := range spans {
-		segs = append(segs, segment{text[s.start:s.end], s.changed})
+		segs = append(segs, Segment{text[s.start:s.end], s.changed})
 	}
 	return segs
 }

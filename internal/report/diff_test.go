@@ -10,44 +10,44 @@ import (
 func TestCompare(t *testing.T) {
 	for _, tc := range []struct {
 		name, a, b        string
-		left, right       []segment
+		left, right       []Segment
 		deleted, inserted int
 	}{
 		{"equal", "the same text", "the same text",
-			[]segment{{"the same text", false}}, []segment{{"the same text", false}}, 0, 0},
+			[]Segment{{"the same text", false}}, []Segment{{"the same text", false}}, 0, 0},
 		{"both empty", "", "", nil, nil, 0, 0},
 		{"left empty", "", "new words",
-			nil, []segment{{"new words", true}}, 0, 2},
+			nil, []Segment{{"new words", true}}, 0, 2},
 		{"right empty", "old words", "",
-			[]segment{{"old words", true}}, nil, 2, 0},
+			[]Segment{{"old words", true}}, nil, 2, 0},
 		{"insertion", "a quick fox", "a quick brown fox",
-			[]segment{{"a quick fox", false}},
-			[]segment{{"a quick ", false}, {"brown", true}, {" fox", false}}, 0, 1},
+			[]Segment{{"a quick fox", false}},
+			[]Segment{{"a quick ", false}, {"brown", true}, {" fox", false}}, 0, 1},
 		{"deletion", "version 15.18 of the manual", "version of the manual",
-			[]segment{{"version ", false}, {"15.18", true}, {" of the manual", false}},
-			[]segment{{"version of the manual", false}}, 1, 0},
+			[]Segment{{"version ", false}, {"15.18", true}, {" of the manual", false}},
+			[]Segment{{"version of the manual", false}}, 1, 0},
 		// The space between two replaced words joins them into one change.
 		{"replacement", "see the old long text here", "see the new short text here",
-			[]segment{{"see the ", false}, {"old long", true}, {" text here", false}},
-			[]segment{{"see the ", false}, {"new short", true}, {" text here", false}}, 2, 2},
+			[]Segment{{"see the ", false}, {"old long", true}, {" text here", false}},
+			[]Segment{{"see the ", false}, {"new short", true}, {" text here", false}}, 2, 2},
 		{"punctuation", "Hello, world.", "Hello; world!",
-			[]segment{{"Hello", false}, {",", true}, {" world", false}, {".", true}},
-			[]segment{{"Hello", false}, {";", true}, {" world", false}, {"!", true}}, 0, 0},
+			[]Segment{{"Hello", false}, {",", true}, {" world", false}, {".", true}},
+			[]Segment{{"Hello", false}, {";", true}, {" world", false}, {"!", true}}, 0, 0},
 		// The insertion slides down past the equal full stop; its leading space is
 		// left unmarked.
 		{"appended", "to users.", "to users. See also.",
-			[]segment{{"to users.", false}},
-			[]segment{{"to users. ", false}, {"See also.", true}}, 0, 2},
+			[]Segment{{"to users.", false}},
+			[]Segment{{"to users. ", false}, {"See also.", true}}, 0, 2},
 		{"changed spaces only", "a  b", "a b",
-			[]segment{{"a", false}, {"  ", true}, {"b", false}},
-			[]segment{{"a", false}, {" ", true}, {"b", false}}, 0, 0},
+			[]Segment{{"a", false}, {"  ", true}, {"b", false}},
+			[]Segment{{"a", false}, {" ", true}, {"b", false}}, 0, 0},
 		// CJK text is diffed per character, as UAX #29 splits it.
 		{"cjk", "東京は晴れ", "東京は雨",
-			[]segment{{"東京は", false}, {"晴れ", true}},
-			[]segment{{"東京は", false}, {"雨", true}}, 2, 1},
+			[]Segment{{"東京は", false}, {"晴れ", true}},
+			[]Segment{{"東京は", false}, {"雨", true}}, 2, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := compare(tc.a, tc.b)
+			c := WordDiff(tc.a, tc.b)
 			if !reflect.DeepEqual(c.Left, tc.left) || !reflect.DeepEqual(c.Right, tc.right) {
 				t.Errorf("compare(%q, %q)\nleft  %+v\nright %+v\nwant  %+v\n      %+v", tc.a, tc.b, c.Left, c.Right, tc.left, tc.right)
 			}
@@ -121,12 +121,12 @@ func TestCompareBounds(t *testing.T) {
 		a.WriteString(" x")
 		b.WriteString(" y")
 	}
-	c := compare("head"+a.String()+" tail", "head"+b.String()+" tail")
+	c := WordDiff("head"+a.String()+" tail", "head"+b.String()+" tail")
 	if len(c.Left) != 3 || c.Left[0].Text != "head " || !c.Left[1].Changed || c.Left[2].Text != " tail" {
 		t.Errorf("past maxEdits: left has %d segments, want head, one change, tail", len(c.Left))
 	}
 	long := strings.Repeat("word ", maxTokens)
-	c = compare(long+"end", long+"finish")
+	c = WordDiff(long+"end", long+"finish")
 	if !c.Partial || c.Deleted != 0 || c.Inserted != 0 {
 		t.Errorf("past maxTokens: partial %v, %d deleted, %d inserted; want true, 0, 0", c.Partial, c.Deleted, c.Inserted)
 	}
@@ -135,7 +135,7 @@ func TestCompareBounds(t *testing.T) {
 	}
 }
 
-func joinSegments(segs []segment) string {
+func joinSegments(segs []Segment) string {
 	var s strings.Builder
 	for _, g := range segs {
 		s.WriteString(g.Text)
@@ -159,6 +159,6 @@ func BenchmarkCompare(b *testing.B) {
 	b.SetBytes(int64(x.Len() + y.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		compare(x.String(), y.String())
+		WordDiff(x.String(), y.String())
 	}
 }

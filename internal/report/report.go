@@ -221,7 +221,7 @@ type clusterView struct {
 
 type pairView struct {
 	Member Member
-	comparison
+	Diff
 }
 
 // clusterViews lays out clusters, each with an anchor made of kind and its position,
@@ -239,7 +239,7 @@ func clusterViews(cs []Cluster, kind string) []clusterView {
 		}
 		for _, m := range c.Members {
 			m = cleanMember(m)
-			v.Pairs = append(v.Pairs, pairView{m, compare(v.Representative.Text, m.Text)})
+			v.Pairs = append(v.Pairs, pairView{m, WordDiff(v.Representative.Text, m.Text)})
 		}
 		out = append(out, v)
 	}

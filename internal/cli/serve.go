@@ -1,0 +1,295 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
+)
+
+var serveCommand = &command{
+	name:    "serve",
+	summary: "run the dedup service: the HTTP API over a detector (see /openapi.json)",
+	about: `Runs the neardup service: the HTTP API of package server over one detector, for crawlers
+that ask, for every fetched page, whether it is new. It listens at once; /healthz answers
+200 and /readyz 503 "loading" until the index is loaded, then 200. The endpoints are
+listed at /openapi.json; the web page at / compares two documents and looks one up.
+
+Authentication: bearer tokens with a read or write scope (write implies read), from
+--tokens FILE (lines "read TOKEN" or "write TOKEN", # comments) and from the environment
+variable NEARDUP_TOKENS ("write:tok1,read:tok2"); both are used when both are given.
+Without tokens the service is open, and so it refuses to listen on anything but a
+loopback address.
+
+Every flag can also be set by the environment variable NEARDUP_ and its name in
+capitals with - as _ (--max-body: NEARDUP_MAX_BODY; --tokens: NEARDUP_TOKENS_FILE, as
+NEARDUP_TOKENS holds tokens themselves); a flag on the command line wins.
+
+On SIGTERM or SIGINT the service stops: /readyz answers 503 "stopping", it stops
+accepting connections, finishes the requests in flight within --shutdown-timeout, and
+then closes the index.
+`,
+	new: func() runner { return &serveCmd{} },
+}
+
+// serveCmd is "neardup serve".
+type serveCmd struct {
+	fs              *flag.FlagSet
+	data            string
+	addr            string
+	debugAddr       string
+	tokensFile      string
+	maxBody         int64
+	maxBatch        int
+	maxInflight     int
+	timeout         time.Duration
+	shutdownTimeout time.Duration
+	logFormat       string
+	logLevel        string
+	near            string
+	distance        int
+	threshold       float64
+	maxAge          time.Duration
+	keep            string
+	noExtract       bool
+}
+
+// envName returns the environment variable of a flag.
+func envName(flagName string) string {
+	if flagName == "tokens" {
+		return "NEARDUP_TOKENS_FILE"
+	}
+	return "NEARDUP_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func (c *serveCmd) define(fs *flag.FlagSet) {
+	c.fs = fs
+	fs.StringVar(&c.data, "data", "neardup-data", "keep the index in `DIR`, created if missing (default neardup-data)")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen at `HOST:PORT` (default 127.0.0.1:8080: this machine only)")
+	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's pprof profiles at `HOST:PORT`, a listener of its own (default \"\": none)")
+	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
+	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBody, fmt.Sprintf("refuse request bodies over `N` bytes with 413 (default %d: 32 MiB)", server.DefaultMaxBody))
+	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents with 413 (default %d)", server.DefaultMaxBatch))
+	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 4 x GOMAXPROCS)")
+	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "write logs to standard error as `FORMAT`: text or json (default text)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log at `LEVEL` and above: debug (one line per request), info, warn, error\n(default info)")
+	fs.StringVar(&c.near, "near", "any", "near-duplicate `RULE`: any (SimHash distance or MinHash similarity), simhash,\nminhash, or both (default any)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("largest SimHash distance of a near-duplicate, in `BITS`, 0 to 16 (default %d)", neardup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, fmt.Sprintf("smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default %g)", neardup.DefaultThreshold))
+	fs.DurationVar(&c.maxAge, "max-age", 0, "forget documents not seen for longer than `D` (default 0s: never)")
+	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
+	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
+}
+
+// applyEnv sets every flag not given on the command line from its environment variable.
+func (c *serveCmd) applyEnv(getenv func(string) string) error {
+	given := map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	c.fs.VisitAll(func(f *flag.Flag) {
+		v := getenv(envName(f.Name))
+		if given[f.Name] || v == "" || err != nil {
+			return
+		}
+		if e := c.fs.Set(f.Name, v); e != nil {
+			err = usagef("%s=%q: %v", envName(f.Name), v, e)
+		}
+	})
+	return err
+}
+
+func (c *serveCmd) run(e *env, args []string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return c.serve(ctx, e, args, os.Getenv, nil)
+}
+
+// serveConfig is what serve resolved from the flags and the environment.
+type serveConfig struct {
+	data string
+	opt  neardup.Options
+}
+
+// storeKind is what openDetector keeps the index in, for /v1/stats.
+const storeKind = "memory"
+
+// openDetector opens the index at cfg.data and returns its detector and what closes it.
+// It is the one place that knows where the index lives: today an in-memory detector
+// (the directory is created for the store to come), soon the pebble store at cfg.data
+// with neardup.OpenDetector.
+func openDetector(cfg serveConfig) (*neardup.Detector, io.Closer, error) {
+	if err := os.MkdirAll(cfg.data, 0o755); err != nil {
+		return nil, nil, err
+	}
+	d, err := neardup.NewDetector(cfg.opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, io.NopCloser(nil), nil
+}
+
+// serve runs the service until ctx ends. listening, when not nil, is told the address
+// once the listener is open (for tests, which listen on port 0).
+func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func(string) string, listening func(net.Addr)) error {
+	if len(args) > 0 {
+		return usagef("serve takes no arguments, not %q", args[0])
+	}
+	if err := c.applyEnv(getenv); err != nil {
+		return err
+	}
+	log, err := c.logger(e.stderr)
+	if err != nil {
+		return err
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	tokens, err := c.tokens(getenv)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{
+		Tokens: tokens, MaxBody: c.maxBody, MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
+		Timeout: c.timeout, Logger: log, StorePath: cfg.data, StoreKind: storeKind,
+	})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", c.addr, err)
+	}
+	if c.debugAddr != "" {
+		stopDebug, err := serveDebug(c.debugAddr, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopDebug()
+	}
+	if listening != nil {
+		listening(ln.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	log.Info("loading the index", "data", cfg.data, "store", storeKind)
+	d, closer, err := openDetector(cfg)
+	if err != nil {
+		srv.Shutdown(context.Background())
+		<-served
+		return fmt.Errorf("opening the index at %s: %w", cfg.data, err)
+	}
+	srv.SetDetector(d)
+
+	select {
+	case err = <-served:
+		// Serve failed (ErrNoTokens, or the listener broke): nothing is in flight.
+	case <-ctx.Done():
+		log.Info("signal received; stopping", "shutdown_timeout", c.shutdownTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if serr := <-served; err == nil {
+			err = serr
+		}
+		if err != nil {
+			err = fmt.Errorf("stopping: %w (requests still in flight were cut off)", err)
+		}
+	}
+	if cerr := closer.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("closing the index: %w", cerr)
+	}
+	if errors.Is(err, server.ErrNoTokens) {
+		return usagef("%v", err)
+	}
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
+
+// logger returns the slog logger of --log-format and --log-level, writing to w.
+func (c *serveCmd) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, usagef("--log-level %q: use debug, info, warn or error", c.logLevel)
+	}
+	o := &slog.HandlerOptions{Level: level}
+	switch c.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return nil, usagef("--log-format %q: use text or json", c.logFormat)
+}
+
+// config checks the flags and returns the detector's configuration.
+func (c *serveCmd) config() (serveConfig, error) {
+	var cfg serveConfig
+	near, err := neardup.ParseNear(c.near)
+	if err != nil {
+		return cfg, usagef("--near: %v", err)
+	}
+	keep, err := neardup.ParseKeepPolicy(c.keep)
+	if err != nil {
+		return cfg, usagef("--keep: %v", err)
+	}
+	switch {
+	case c.distance < 0 || c.distance > 16:
+		return cfg, usagef("--distance %d: use 0 to 16", c.distance)
+	case !(c.threshold > 0 && c.threshold <= 1):
+		return cfg, usagef("--threshold %g: use a similarity in (0, 1]", c.threshold)
+	case c.maxAge < 0:
+		return cfg, usagef("--max-age %v: use 0 (never) or more", c.maxAge)
+	case c.maxBody < 1 || c.maxBatch < 1 || c.maxInflight < 0:
+		return cfg, usagef("--max-body, --max-batch: use 1 or more; --max-inflight: 0 or more")
+	case c.timeout <= 0 || c.shutdownTimeout <= 0:
+		return cfg, usagef("--timeout and --shutdown-timeout must be positive")
+	case c.data == "":
+		return cfg, usagef("--data: give the directory of the index")
+	}
+	cfg.data = c.data
+	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
+		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract}
+	if _, err := neardup.NewFingerprinter(cfg.opt); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// tokens reads --tokens and NEARDUP_TOKENS.
+func (c *serveCmd) tokens(getenv func(string) string) ([]server.Token, error) {
+	var tokens []server.Token
+	if c.tokensFile != "" {
+		f, err := os.Open(c.tokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("--tokens: %w", err)
+		}
+		defer f.Close()
+		if tokens, err = server.ParseTokens(f); err != nil {
+			return nil, fmt.Errorf("--tokens %s: %w", c.tokensFile, err)
+		}
+	}
+	env, err := server.ParseTokensEnv(getenv("NEARDUP_TOKENS"))
+	if err != nil {
+		return nil, fmt.Errorf("NEARDUP_TOKENS: %w", err)
+	}
+	return append(tokens, env...), nil
+}

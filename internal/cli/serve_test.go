@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs "neardup serve" with args and the environment until the returned
+// function is called, which returns serve's error.
+func startServe(t *testing.T, environ map[string]string, args ...string) (base string, stop func() error, logs *syncBuffer) {
+	t.Helper()
+	c := &serveCmd{}
+	fs := newFlagSet(serveCommand, c)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs = &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.serve(ctx, &env{stdout: io.Discard, stderr: logs}, pos,
+			func(k string) string { return environ[k] }, func(a net.Addr) { addr <- a })
+	}()
+	select {
+	case a := <-addr:
+		base = "http://" + a.String()
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve: %v\n%s", err, logs)
+	}
+	return base, func() error { cancel(); return <-done }, logs
+}
+
+func TestServe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	os.WriteFile(tokens, []byte("# the crawler\nwrite w1\n"), 0o600)
+	base, stop, logs := startServe(t, map[string]string{
+		"NEARDUP_TOKENS": "read:r1", "NEARDUP_ADDR": "127.0.0.1:1", "NEARDUP_MAX_BATCH": "7", "NEARDUP_LOG_LEVEL": "debug",
+	}, "--addr", "127.0.0.1:0", "--data", dir, "--tokens", tokens, "--log-format", "json")
+	get := func(path, token string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := get("/readyz", ""); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Errorf("--data directory not created: %v", err)
+	}
+	req, _ := http.NewRequest("POST", base+"/v1/documents", strings.NewReader(`{"id":"a","text":"hello there world"}`))
+	req.Header.Set("Authorization", "Bearer w1")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("add with the file's write token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	code, body := get("/v1/stats", "r1")
+	var st struct {
+		Documents int
+		Store     struct{ Path, Kind string }
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &st) != nil || st.Documents != 1 || st.Store.Path != dir || st.Store.Kind != "memory" {
+		t.Errorf("stats with NEARDUP_TOKENS's read token: %d %s", code, body)
+	}
+	if code, _ := get("/v1/stats", ""); code != 401 {
+		t.Errorf("stats without a token: %d", code)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	out := logs.String()
+	for _, want := range []string{`"msg":"listening"`, `"msg":"ready"`, `"msg":"request"`, `"msg":"stopped"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs lack %s:\n%s", want, out)
+		}
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("still answering after stopping")
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"--addr", "0.0.0.0:0"}, "--tokens"},
+		{map[string]string{"NEARDUP_DISTANCE": "40"}, nil, "--distance 40"},
+		{map[string]string{"NEARDUP_MAX_BODY": "lots"}, nil, "NEARDUP_MAX_BODY"},
+		{nil, []string{"--log-format", "xml"}, "--log-format"},
+		{map[string]string{"NEARDUP_TOKENS": "admin:x"}, nil, "NEARDUP_TOKENS"},
+	} {
+		c := &serveCmd{}
+		fs := newFlagSet(serveCommand, c)
+		args := append([]string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, tc.args...)
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = c.serve(ctx, &env{stdout: io.Discard, stderr: io.Discard}, pos, func(k string) string { return tc.env[k] }, nil)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("env %v args %q: %v, want an error naming %s", tc.env, tc.args, err, tc.want)
+		}
+	}
+	// A flag on the command line wins over its environment variable.
+	c := &serveCmd{}
+	fs := newFlagSet(serveCommand, c)
+	parseArgs(fs, []string{"--max-batch", "3"})
+	if err := c.applyEnv(func(k string) string {
+		return map[string]string{"NEARDUP_MAX_BATCH": "9", "NEARDUP_MAX_INFLIGHT": "5"}[k]
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if c.maxBatch != 3 || c.maxInflight != 5 {
+		t.Errorf("max-batch %d (flag 3, env 9), max-inflight %d (env 5)", c.maxBatch, c.maxInflight)
+	}
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+// maxIDBytes is the longest document id accepted.
+const maxIDBytes = 1024
+
+// apiError is an error with its HTTP status and wire code.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func errorf(status int, code, format string, a ...any) *apiError {
+	return &apiError{status, code, fmt.Sprintf(format, a...)}
+}
+
+// documentJSON is a document in a request.
+type documentJSON struct {
+	ID          string  `json:"id"`
+	URL         string  `json:"url"`
+	HTML        string  `json:"html"`
+	Text        string  `json:"text"`
+	ContentType string  `json:"content_type"`
+	Priority    float64 `json:"priority"`
+	FetchTime   string  `json:"fetch_time"`
+}
+
+// batchJSON is the body of POST /v1/documents:batch.
+type batchJSON struct {
+	Documents []json.RawMessage `json:"documents"`
+	Add       *bool             `json:"add"`
+}
+
+// queryJSON is the body of POST /v1/fingerprints/query.
+type queryJSON struct {
+	SimHash string `json:"simhash"`
+	MinHash string `json:"minhash"`
+}
+
+// compareJSON is the body of POST /v1/compare.
+type compareJSON struct {
+	A    string `json:"a"`
+	B    string `json:"b"`
+	HTML bool   `json:"html"`
+}
+
+// readBody reads the request body, at most max bytes: a longer one is 413 too_large.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, errorf(http.StatusRequestEntityTooLarge, "too_large", "the body is over %d bytes (the server's --max-body); send less", max)
+	case err != nil:
+		return nil, errorf(http.StatusBadRequest, "bad_request", "reading the body: %v", err)
+	}
+	return b, nil
+}
+
+// decodeStrict decodes one JSON value of body into v: the body must be valid UTF-8 (JSON
+// decoding would quietly turn bad bytes into U+FFFD), have no field v does not know
+// (a misspelt "fetchtime" would otherwise be dropped without a word) and nothing after
+// the value.
+func decodeStrict(body []byte, v any) error {
+	if !utf8.Valid(body) {
+		return errorf(http.StatusBadRequest, "invalid_json", "the body is not valid UTF-8; send JSON in UTF-8 (HTML in another charset must be decoded first)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, "invalid_json", "%v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errorf(http.StatusBadRequest, "invalid_json", "data after the JSON value")
+	}
+	return nil
+}
+
+// decodeDocument decodes the body of POST /v1/documents and /v1/check.
+func decodeDocument(body []byte) (neardup.Document, error) {
+	var dj documentJSON
+	if err := decodeStrict(body, &dj); err != nil {
+		return neardup.Document{}, err
+	}
+	return dj.document()
+}
+
+// document validates a decoded document.
+func (dj *documentJSON) document() (neardup.Document, error) {
+	bad := func(format string, a ...any) (neardup.Document, error) {
+		return neardup.Document{}, errorf(http.StatusBadRequest, "invalid_document", format, a...)
+	}
+	switch {
+	case dj.ID == "":
+		return bad("no id: every document needs an \"id\" of 1 to %d bytes", maxIDBytes)
+	case len(dj.ID) > maxIDBytes:
+		return bad("id of %d bytes: use at most %d", len(dj.ID), maxIDBytes)
+	case dj.HTML != "" && dj.Text != "":
+		return bad("%s: both html and text: give one", strconv.Quote(dj.ID))
+	}
+	doc := neardup.Document{ID: dj.ID, URL: dj.URL, Text: dj.Text, ContentType: dj.ContentType, Priority: dj.Priority}
+	if dj.HTML != "" {
+		doc.HTML = []byte(dj.HTML)
+	}
+	if dj.FetchTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, dj.FetchTime)
+		if err != nil {
+			return bad("fetch_time %s: use RFC 3339, as in 2024-05-01T12:00:00Z", strconv.Quote(dj.FetchTime))
+		}
+		doc.FetchTime = t
+	}
+	return doc, nil
+}
+
+// decodeBatch decodes the body of POST /v1/documents:batch: the documents, each valid or
+// the error that answers it, and whether to add them. More than max documents is 413
+// too_many_documents.
+func decodeBatch(body []byte, max int) (docs []neardup.Document, errs []error, add bool, err error) {
+	var bj batchJSON
+	if err := decodeStrict(body, &bj); err != nil {
+		return nil, nil, false, err
+	}
+	if len(bj.Documents) > max {
+		return nil, nil, false, errorf(http.StatusRequestEntityTooLarge, "too_many_documents", "%d documents: send at most %d a batch (the server's --max-batch)", len(bj.Documents), max)
+	}
+	docs = make([]neardup.Document, len(bj.Documents))
+	errs = make([]error, len(bj.Documents))
+	for i, raw := range bj.Documents {
+		var dj documentJSON
+		if errs[i] = decodeStrict(raw, &dj); errs[i] == nil {
+			docs[i], errs[i] = dj.document()
+		}
+	}
+	return docs, errs, bj.Add == nil || *bj.Add, nil
+}
+
+// decodeQuery decodes the body of POST /v1/fingerprints/query.
+func decodeQuery(body []byte) (neardup.Query, error) {
+	var qj queryJSON
+	if err := decodeStrict(body, &qj); err != nil {
+		return neardup.Query{}, err
+	}
+	var q neardup.Query
+	if qj.SimHash == "" && qj.MinHash == "" {
+		return q, errorf(http.StatusBadRequest, "bad_request", "give a \"simhash\", a \"minhash\" or both")
+	}
+	if qj.SimHash != "" {
+		v, err := parseSimHash(qj.SimHash)
+		if err != nil {
+			return q, err
+		}
+		q.SimHash, q.HasSimHash = v, true
+	}
+	if qj.MinHash != "" {
+		sig, err := parseMinHash(qj.MinHash)
+		if err != nil {
+			return q, err
+		}
+		q.MinHash = sig
+	}
+	return q, nil
+}
+
+// decodeCompare decodes the body of POST /v1/compare.
+func decodeCompare(body []byte) (compareJSON, error) {
+	var cj compareJSON
+	err := decodeStrict(body, &cj)
+	return cj, err
+}
+
+// parseSimHash reads 16 hex digits.
+func parseSimHash(s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 16, 64)
+	if len(s) != 16 || err != nil {
+		return 0, errorf(http.StatusBadRequest, "invalid_document", "simhash %.40q: want 16 hex digits", s)
+	}
+	return v, nil
+}
+
+// formatSimHash writes 16 hex digits.
+func formatSimHash(v uint64) string { return fmt.Sprintf("%016x", v) }
+
+// parseMinHash reads a signature: the hex of its uint32 values, each little-endian.
+func parseMinHash(s string) (minhash.Signature, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b)%4 != 0 || len(b)/4 > minhash.MaxK {
+		return nil, errorf(http.StatusBadRequest, "invalid_document", "minhash: want the hex of 1 to %d little-endian uint32 values (8 hex digits each)", minhash.MaxK)
+	}
+	sig := make(minhash.Signature, len(b)/4)
+	for i := range sig {
+		sig[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return sig, nil
+}
+
+// formatMinHash is parseMinHash's inverse.
+func formatMinHash(sig minhash.Signature) string {
+	b := make([]byte, 0, 4*len(sig))
+	for _, v := range sig {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return hex.EncodeToString(b)
+}

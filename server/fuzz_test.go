@@ -1,0 +1,90 @@
+package server
+
+import (
+	"errors"
+	"testing"
+)
+
+// fuzzSeeds are request bodies, good and bad, for every decoder.
+var fuzzSeeds = []string{
+	`{"id":"a","url":"http://example.com/","text":"hello world","priority":1.5,"fetch_time":"2024-05-01T12:00:00Z"}`,
+	`{"id":"a","html":"<p>hi</p>","content_type":"text/html; charset=utf-8"}`,
+	`{"documents":[{"id":"a","text":"x"},{"id":""}],"add":false}`,
+	`{"simhash":"0123456789abcdef","minhash":"0100000002000000"}`,
+	`{"a":"x","b":"y","html":true}`,
+	`{"id":"a","fetch_time":"yesterday"}`, `{"id":"\ud800"}`, "{\"id\":\"a\xff\"}", `[`, `{"id":1}`, ``, `null`,
+}
+
+// checkDecodeError fails the test unless err is nil or a client error.
+func checkDecodeError(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.status < 400 || ae.status >= 500 || ae.code == "" {
+		t.Fatalf("decoder error %v is not a 4xx apiError", err)
+	}
+}
+
+func FuzzDecodeDocument(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		doc, err := decodeDocument(body)
+		checkDecodeError(t, err)
+		if err == nil && (doc.ID == "" || len(doc.ID) > maxIDBytes || (doc.HTML != nil && doc.Text != "")) {
+			t.Fatalf("decoded an invalid document %+v", doc)
+		}
+	})
+}
+
+func FuzzDecodeBatch(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		docs, errs, _, err := decodeBatch(body, 10)
+		checkDecodeError(t, err)
+		if err != nil {
+			return
+		}
+		if len(docs) != len(errs) || len(docs) > 10 {
+			t.Fatalf("%d documents and %d errors", len(docs), len(errs))
+		}
+		for _, e := range errs {
+			checkDecodeError(t, e)
+		}
+	})
+}
+
+func FuzzDecodeQuery(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		q, err := decodeQuery(body)
+		checkDecodeError(t, err)
+		if err == nil {
+			if !q.HasSimHash && len(q.MinHash) == 0 {
+				t.Fatal("decoded an empty query")
+			}
+			if q.HasSimHash {
+				if v, err := parseSimHash(formatSimHash(q.SimHash)); err != nil || v != q.SimHash {
+					t.Fatalf("simhash %x does not round-trip", q.SimHash)
+				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeCompare(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, err := decodeCompare(body)
+		checkDecodeError(t, err)
+	})
+}

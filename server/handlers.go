@@ -1,0 +1,507 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/measure"
+	"github.com/neardup/neardup/internal/report"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
+)
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	switch {
+	case s.stop.Load():
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "stopping"})
+	case s.det.Load() == nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	}
+	return nil
+}
+
+// count adds a verdict to the counts of /v1/stats and /metrics.
+func (s *Server) count(v neardup.Verdict) {
+	if int(v.Kind) >= 0 && int(v.Kind) < len(s.counts) {
+		s.counts[v.Kind].Add(1)
+	}
+	s.met.verdicts.WithLabelValues(v.Kind.String()).Inc()
+}
+
+// checkOne answers POST /v1/documents (add) and /v1/check.
+func (s *Server) checkOne(w http.ResponseWriter, r *http.Request, add bool) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	doc, err := decodeDocument(body)
+	if err != nil {
+		return err
+	}
+	var v neardup.Verdict
+	err = s.do(r.Context(), func(context.Context) error {
+		var err error
+		if add {
+			v, err = d.Check(doc)
+		} else {
+			v, err = d.Peek(doc)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.count(v)
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+func (s *Server) postDocument(w http.ResponseWriter, r *http.Request) error {
+	return s.checkOne(w, r, true)
+}
+
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	return s.checkOne(w, r, false)
+}
+
+// batchResult is one result of a batch: a verdict or an error.
+type batchResult struct {
+	Verdict *neardup.Verdict `json:"verdict,omitempty"`
+	Error   *errorDetail     `json:"error,omitempty"`
+}
+
+func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	docs, errs, add, err := decodeBatch(body, s.cfg.MaxBatch)
+	if err != nil {
+		return err
+	}
+	results := make([]batchResult, len(docs))
+	err = s.do(r.Context(), func(ctx context.Context) error {
+		// In order: each document is checked against those before it.
+		for i, doc := range docs {
+			if err := ctx.Err(); err != nil {
+				return errTimeout
+			}
+			if errs[i] == nil {
+				var v neardup.Verdict
+				if add {
+					v, errs[i] = d.Check(doc)
+				} else {
+					v, errs[i] = d.Peek(doc)
+				}
+				if errs[i] == nil {
+					results[i].Verdict = &v
+					continue
+				}
+				if !errors.Is(errs[i], neardup.ErrDocument) {
+					return errs[i] // the store failed: the rest would too
+				}
+			}
+			ae := asAPIError(errs[i])
+			results[i].Error = &errorDetail{ae.code, ae.message}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, res := range results {
+		if res.Verdict != nil {
+			s.count(*res.Verdict)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": results})
+	return nil
+}
+
+// asAPIError returns the *apiError of a document's error.
+func asAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return errorf(http.StatusBadRequest, "invalid_document", "%v", err)
+}
+
+// hashesJSON are a stored document's exact hashes.
+type hashesJSON struct {
+	Raw  neardup.Hash `json:"raw"`
+	Text neardup.Hash `json:"text"`
+	Main neardup.Hash `json:"main"`
+}
+
+// storedJSON is the answer of GET /v1/documents/{id}.
+type storedJSON struct {
+	ID        string          `json:"id"`
+	URL       string          `json:"url,omitempty"`
+	Priority  float64         `json:"priority"`
+	FetchTime time.Time       `json:"fetch_time"`
+	LastSeen  time.Time       `json:"last_seen"`
+	Title     string          `json:"title,omitempty"`
+	Words     int             `json:"words"`
+	Method    string          `json:"method,omitempty"`
+	SimHash   string          `json:"simhash"`
+	MinHash   string          `json:"minhash"`
+	Hashes    hashesJSON      `json:"hashes"`
+	Near      []neardup.Match `json:"near"`
+}
+
+// lookup returns a stored document with its near-duplicates, or 404 not_found.
+func (s *Server) lookup(ctx context.Context, d *neardup.Detector, id string) (*storedJSON, error) {
+	var out *storedJSON
+	err := s.do(ctx, func(context.Context) error {
+		st, ok, err := d.Get(id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errorf(http.StatusNotFound, "not_found", "no document %s in the index", strconv.Quote(id))
+		}
+		out = &storedJSON{
+			ID: st.ID, URL: st.URL, Priority: st.Priority, FetchTime: st.FetchTime, LastSeen: st.LastSeen,
+			Title: st.Title, Words: st.Words, Method: st.Method,
+			SimHash: formatSimHash(st.SimHash), MinHash: formatMinHash(st.MinHash),
+			Hashes: hashesJSON{st.Raw, st.Text, st.Main},
+			Near:   []neardup.Match{},
+		}
+		opt := d.Options()
+		if st.Words < opt.MinWords {
+			return nil // never compared for near-duplicates
+		}
+		q := neardup.Query{SimHash: st.SimHash, HasSimHash: !opt.NoSimHash}
+		if len(st.MinHash) == opt.MinHashK {
+			q.MinHash = st.MinHash
+		}
+		if !q.HasSimHash && len(q.MinHash) == 0 {
+			return nil
+		}
+		near, err := d.Near(q)
+		if err != nil {
+			return err
+		}
+		for _, m := range near {
+			if m.ID != st.ID {
+				out.Near = append(out.Near, m)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	out, err := s.lookup(r.Context(), d, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	var ok bool
+	if err := s.do(r.Context(), func(context.Context) error {
+		var err error
+		ok, err = d.Remove(id)
+		return err
+	}); err != nil {
+		return err
+	}
+	if !ok {
+		return errorf(http.StatusNotFound, "not_found", "no document %s in the index", strconv.Quote(id))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return nil
+}
+
+func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	q, err := decodeQuery(body)
+	if err != nil {
+		return err
+	}
+	var matches []neardup.Match
+	if err := s.do(r.Context(), func(context.Context) error {
+		var err error
+		matches, err = d.Near(q)
+		return err
+	}); err != nil {
+		return err
+	}
+	if matches == nil {
+		matches = []neardup.Match{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"matches": matches})
+	return nil
+}
+
+// levelsJSON says at which exact levels two documents are equal.
+type levelsJSON struct {
+	Raw  bool `json:"raw"`
+	Text bool `json:"text"`
+	Main bool `json:"main"`
+}
+
+// sideJSON describes one document of a comparison as the detector sees it.
+type sideJSON struct {
+	Title   string `json:"title,omitempty"`
+	Method  string `json:"method,omitempty"`
+	Words   int    `json:"words"`
+	SimHash string `json:"simhash"`
+}
+
+// comparison is the answer of POST /v1/compare.
+type comparison struct {
+	// Levels, Distance, Similarity and Near are the detector's view: its fingerprints
+	// and its near rule.
+	Levels     levelsJSON `json:"levels"`
+	Distance   int        `json:"simhash_distance"`
+	Similarity float64    `json:"minhash_similarity"`
+	Near       bool       `json:"near"`
+	A          sideJSON   `json:"a"`
+	B          sideJSON   `json:"b"`
+	// Measures are every measure of the two main texts, as `neardup compare` gives them.
+	Measures *measure.Result `json:"measures"`
+	// Diff is the word diff of the two main texts.
+	Diff report.Diff `json:"diff"`
+}
+
+// compareDocs compares two documents by the detector's fingerprints and by every measure
+// of their main texts.
+func compareDocs(d *neardup.Detector, cj compareJSON) (*comparison, error) {
+	opt := d.Options()
+	var c comparison
+	var fps [2]neardup.Fingerprints
+	var mains [2]string
+	for i, text := range []string{cj.A, cj.B} {
+		doc := neardup.Document{ID: string(rune('a' + i)), Text: text}
+		mains[i] = text
+		if cj.HTML {
+			doc.Text, doc.HTML = "", []byte(text)
+			var err error
+			if mains[i], err = mainText(doc.HTML, opt); err != nil {
+				return nil, errorf(http.StatusBadRequest, "invalid_document", "%s: %v", doc.ID, err)
+			}
+		}
+		fp, err := d.Fingerprinter().Fingerprint(doc)
+		if err != nil {
+			return nil, err
+		}
+		fps[i] = fp
+	}
+	a, b := &fps[0], &fps[1]
+	c.Levels = levelsJSON{a.Raw == b.Raw, a.Text == b.Text, a.Main == b.Main}
+	c.Distance = simhash.Distance(a.SimHash, b.SimHash)
+	if len(a.MinHash) == len(b.MinHash) && len(a.MinHash) > 0 {
+		c.Similarity = minhash.Similarity(a.MinHash, b.MinHash)
+	}
+	enough := a.Words >= opt.MinWords && b.Words >= opt.MinWords
+	bySim, byMin := c.Distance <= opt.Distance, c.Similarity >= opt.Threshold
+	switch opt.Near {
+	case neardup.NearSimHash:
+		c.Near = bySim
+	case neardup.NearMinHash:
+		c.Near = byMin
+	case neardup.NearBoth:
+		c.Near = bySim && byMin
+	default:
+		c.Near = bySim || byMin
+	}
+	c.Near = c.Near && enough
+	c.A = sideJSON{a.Title, a.Method, a.Words, formatSimHash(a.SimHash)}
+	c.B = sideJSON{b.Title, b.Method, b.Words, formatSimHash(b.SimHash)}
+	res, err := measure.Compare(measure.Text{Name: "a", Text: mains[0]}, measure.Text{Name: "b", Text: mains[1]},
+		measure.Options{Unit: opt.Shingle.Unit, K: opt.Shingle.K, MinHashK: opt.MinHashK})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", neardup.ErrOptions, err)
+	}
+	c.Measures = res
+	c.Diff = report.WordDiff(mains[0], mains[1])
+	return &c, nil
+}
+
+// mainText returns the main text of an HTML page as the detector's Fingerprinter finds
+// it: extract's main content, or the visible text with NoExtract or when extraction
+// runs out of time.
+func mainText(page []byte, opt neardup.Options) (string, error) {
+	full, err := extract.VisibleText(page, opt.Extract)
+	if err != nil || opt.NoExtract {
+		return full, err
+	}
+	res, err := extract.Extract(page, opt.Extract)
+	switch {
+	case errors.Is(err, extract.ErrTimeout):
+		return full, nil
+	case err != nil:
+		return "", err
+	}
+	return res.Text, nil
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	cj, err := decodeCompare(body)
+	if err != nil {
+		return err
+	}
+	var c *comparison
+	if err := s.do(r.Context(), func(context.Context) error {
+		var err error
+		c, err = compareDocs(d, cj)
+		return err
+	}); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// statsJSON is the answer of GET /v1/stats.
+type statsJSON struct {
+	Documents     int              `json:"documents"`
+	UptimeSeconds float64          `json:"uptime_seconds"`
+	Verdicts      map[string]int64 `json:"verdicts"`
+	Options       optionsJSON      `json:"options"`
+	Store         storeJSON        `json:"store"`
+}
+
+type optionsJSON struct {
+	Near          string  `json:"near"`
+	Distance      int     `json:"distance"`
+	Threshold     float64 `json:"threshold"`
+	MinHashK      int     `json:"minhash_k"`
+	MaxAgeSeconds float64 `json:"max_age"`
+	Keep          string  `json:"keep"`
+	NoExtract     bool    `json:"no_extract"`
+	MinWords      int     `json:"min_words"`
+	MaxMatches    int     `json:"max_matches"`
+}
+
+type storeJSON struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+}
+
+func (s *Server) statsOf(d *neardup.Detector) statsJSON {
+	opt := d.Options()
+	st := statsJSON{
+		Documents:     d.Len(),
+		UptimeSeconds: time.Since(s.started).Seconds(),
+		Verdicts:      map[string]int64{},
+		Options: optionsJSON{
+			Near: opt.Near.String(), Distance: opt.Distance, Threshold: opt.Threshold, MinHashK: opt.MinHashK,
+			MaxAgeSeconds: opt.MaxAge.Seconds(), Keep: opt.Keep.String(), NoExtract: opt.NoExtract,
+			MinWords: opt.MinWords, MaxMatches: opt.MaxMatches,
+		},
+		Store: storeJSON{s.cfg.StorePath, s.cfg.StoreKind},
+	}
+	for k := range s.counts {
+		st.Verdicts[neardup.Kind(k).String()] = s.counts[k].Load()
+	}
+	return st
+}
+
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	var st statsJSON
+	if err := s.do(r.Context(), func(context.Context) error { st = s.statsOf(d); return nil }); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// prescreen answers the key filter's snapshot. Its ETag is the xxhash of the snapshot,
+// so it changes whenever the filter does; each request costs a copy and a hash of the
+// filter (1.2 MB at the defaults).
+func (s *Server) prescreen(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := s.do(r.Context(), func(context.Context) error {
+		_, err := d.Prescreen().WriteTo(&buf)
+		return err
+	}); err != nil {
+		return err
+	}
+	etag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(buf.Bytes()))
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "no-cache")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+	return nil
+}
+
+// etagMatch reports whether an If-None-Match header names etag (or is "*").
+func etagMatch(header, etag string) bool {
+	for _, t := range bytes.Split([]byte(header), []byte(",")) {
+		t = bytes.TrimSpace(t)
+		t = bytes.TrimPrefix(t, []byte("W/"))
+		if string(t) == etag || string(t) == "*" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,475 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBody         = 32 << 20
+	DefaultMaxBatch        = 1000
+	DefaultTimeout         = 30 * time.Second
+	DefaultQueueWait       = 100 * time.Millisecond
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// Config configures a Server. The zero value is the documented default of every field:
+// no tokens (open, so Serve accepts loopback listeners only), a 32 MiB body limit, 1000
+// documents a batch, 4×GOMAXPROCS requests at work, 30 s a request.
+type Config struct {
+	// Tokens are the bearer tokens accepted; none means no authentication, which Serve
+	// allows on a loopback address only.
+	Tokens []Token
+	// MaxBody is the largest request body in bytes; 0 means DefaultMaxBody. A larger
+	// body is answered 413 too_large.
+	MaxBody int64
+	// MaxBatch is the most documents in one batch; 0 means DefaultMaxBatch. More is
+	// answered 413 too_many_documents.
+	MaxBatch int
+	// MaxInflight is the most requests at work on the detector at once; 0 means
+	// 4×GOMAXPROCS. A request that finds them all busy waits up to QueueWait for one,
+	// then is answered 429 overloaded with a Retry-After header: there is no unbounded
+	// queue.
+	MaxInflight int
+	// QueueWait is how long a request waits for a free slot; 0 means DefaultQueueWait.
+	QueueWait time.Duration
+	// Timeout bounds the work of one request; past it the answer is 503 timeout (the
+	// work itself finishes in the background, holding its slot). 0 means
+	// DefaultTimeout. It also sets the http.Server's read and write timeouts in Serve.
+	Timeout time.Duration
+	// Logger receives startup, shutdown and error logs at info and above, and one line
+	// per request at debug; nil discards them.
+	Logger *slog.Logger
+	// StorePath and StoreKind ("memory", "pebble") describe where the index lives, for
+	// /v1/stats.
+	StorePath, StoreKind string
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.MaxInflight <= 0 {
+		c.MaxInflight = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.QueueWait <= 0 {
+		c.QueueWait = DefaultQueueWait
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Server is the HTTP API of the dedup service over one *neardup.Detector. It serves
+// from the moment it is made: /healthz answers at once, and /readyz and the /v1
+// endpoints answer 503 until SetDetector gives it the detector, so that a process can
+// listen while it loads its index. It is safe for concurrent use; it keeps no
+// package-level state, so several may run in one process.
+type Server struct {
+	cfg     Config
+	tokens  *tokenSet
+	det     atomic.Pointer[neardup.Detector]
+	stop    atomic.Bool
+	mux     *http.ServeMux
+	routes  []route
+	sem     chan struct{}
+	work    sync.WaitGroup // requests' work, which may outlive a timed-out request
+	met     *metrics
+	started time.Time
+	counts  [int(neardup.Changed) + 1]atomic.Int64 // verdicts since start, by kind
+
+	mu sync.Mutex
+	hs *http.Server
+
+	// beforeWork, when set by a test, runs at the start of every request's work.
+	beforeWork func()
+}
+
+// route is one registered endpoint.
+type route struct {
+	pattern string
+	scope   Scope
+}
+
+// New returns a Server with the configuration, not yet listening (see Serve) and not
+// yet ready (see SetDetector). It fails only for a token with an empty value.
+func New(cfg Config) (*Server, error) {
+	for i, t := range cfg.Tokens {
+		if t.Value == "" || (t.Scope != ScopeRead && t.Scope != ScopeWrite) {
+			return nil, fmt.Errorf("%w: token %d: needs a value and scope read or write", ErrTokens, i+1)
+		}
+	}
+	cfg = cfg.withDefaults()
+	s := &Server{
+		cfg:     cfg,
+		tokens:  newTokenSet(cfg.Tokens),
+		mux:     http.NewServeMux(),
+		sem:     make(chan struct{}, cfg.MaxInflight),
+		started: time.Now(),
+	}
+	s.met = newMetrics(func() float64 {
+		if d := s.det.Load(); d != nil {
+			return float64(d.Len())
+		}
+		return 0
+	})
+	s.handle("GET /healthz", ScopeNone, s.healthz)
+	s.handle("GET /readyz", ScopeNone, s.readyz)
+	s.handle("GET /metrics", ScopeNone, func(w http.ResponseWriter, r *http.Request) error {
+		s.met.handler.ServeHTTP(w, r)
+		return nil
+	})
+	s.handle("GET /openapi.json", ScopeNone, s.openapi)
+	s.handle("GET /{$}", ScopeRead, s.page)
+	s.handle("POST /{$}", ScopeRead, s.page)
+	s.handle("POST /v1/documents", ScopeWrite, s.postDocument)
+	s.handle("POST /v1/check", ScopeRead, s.check)
+	// ServeMux takes "documents:batch" as one literal segment: the colon is no syntax
+	// to it (TestRoutes checks that it routes here, and /v1/documents not).
+	s.handle("POST /v1/documents:batch", ScopeWrite, s.batch)
+	s.handle("GET /v1/documents/{id}", ScopeRead, s.getDocument)
+	s.handle("DELETE /v1/documents/{id}", ScopeWrite, s.deleteDocument)
+	s.handle("POST /v1/fingerprints/query", ScopeRead, s.query)
+	s.handle("POST /v1/compare", ScopeRead, s.compare)
+	s.handle("GET /v1/stats", ScopeRead, s.stats)
+	s.handle("GET /v1/prescreen", ScopeRead, s.prescreen)
+	return s, nil
+}
+
+// handlerFunc is an endpoint: it writes its answer, or returns the error to answer with.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle registers h at the pattern behind the scope check.
+func (s *Server) handle(pattern string, scope Scope, h handlerFunc) {
+	s.routes = append(s.routes, route{pattern, scope})
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		err := s.authorize(w, r, scope)
+		if err == nil {
+			err = h(w, r)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// authorize checks the request's token against the route's scope.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, need Scope) error {
+	if need == ScopeNone || s.tokens.empty() {
+		return nil
+	}
+	tok, ok := presented(r)
+	if !ok {
+		return errorf(http.StatusUnauthorized, "unauthorized", "no token: send \"Authorization: Bearer TOKEN\"")
+	}
+	have := s.tokens.scope(tok)
+	switch {
+	case have == ScopeNone:
+		return errorf(http.StatusUnauthorized, "unauthorized", "unknown token")
+	case have < need:
+		return errorf(http.StatusForbidden, "forbidden", "this token has the %v scope; %s %s needs %v", have, r.Method, r.URL.Path, need)
+	}
+	return nil
+}
+
+// SetDetector makes the server ready, answering with d. It may be called again to
+// swap detectors; the caller keeps d and closes what it needs after Shutdown.
+func (s *Server) SetDetector(d *neardup.Detector) {
+	s.det.Store(d)
+	s.cfg.Logger.Info("ready", "documents", d.Len())
+}
+
+// detector returns the detector, or 503 not_ready before SetDetector and once Shutdown
+// has begun.
+func (s *Server) detector() (*neardup.Detector, error) {
+	d := s.det.Load()
+	switch {
+	case s.stop.Load():
+		return nil, errorf(http.StatusServiceUnavailable, "not_ready", "the server is stopping; retry on another instance or after its restart")
+	case d == nil:
+		return nil, errorf(http.StatusServiceUnavailable, "not_ready", "the index is loading; retry when /readyz answers 200")
+	}
+	return d, nil
+}
+
+// ServeHTTP routes the request, answering 404 and 405 with JSON errors, and records its
+// metrics and log line.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	s.met.inFlight.Inc()
+	defer s.met.inFlight.Dec()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	_, pattern := s.mux.Handler(r)
+	route := pattern
+	switch {
+	case pattern != "":
+		s.mux.ServeHTTP(rec, r)
+	default:
+		route = "unmatched"
+		if allow := s.allowed(r); allow != "" {
+			rec.Header().Set("Allow", allow)
+			s.writeError(rec, r, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "%s %s: use %s", r.Method, r.URL.Path, allow))
+		} else if r.URL.Path != "" && r.URL.Path[0] == '/' && cleanPath(r.URL.Path) {
+			s.writeError(rec, r, errorf(http.StatusNotFound, "not_found", "no endpoint %s; see /openapi.json", r.URL.Path))
+		} else {
+			s.mux.ServeHTTP(rec, r) // the mux's redirect to the clean path
+		}
+	}
+	code := strconv.Itoa(rec.status)
+	d := time.Since(start)
+	s.met.requests.WithLabelValues(route, code).Inc()
+	s.met.latency.WithLabelValues(route).Observe(d.Seconds())
+	s.cfg.Logger.Debug("request", "method", r.Method, "path", r.URL.Path, "route", route,
+		"status", rec.status, "bytes", rec.bytes, "duration", d, "remote", r.RemoteAddr)
+}
+
+// cleanPath reports whether the mux would serve p as it is, without a redirect.
+func cleanPath(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] == '/' && (p[i+1] == '/' || p[i+1] == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// allowed returns the methods that have a route at the request's path, "" when none has.
+func (s *Server) allowed(r *http.Request) string {
+	var allow string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := s.mux.Handler(r2); p != "" {
+			if allow != "" {
+				allow += ", "
+			}
+			allow += m
+		}
+	}
+	return allow
+}
+
+// recorder keeps the status and size of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// errOverloaded and errTimeout are the answers of do when it cannot do the work.
+var (
+	errOverloaded = errorf(http.StatusTooManyRequests, "overloaded", "every worker is busy; retry after the Retry-After seconds")
+	errTimeout    = errorf(http.StatusServiceUnavailable, "timeout", "the request ran past the server's --timeout; send less at a time")
+)
+
+// do runs work in a slot of the in-flight semaphore, in a goroutine of its own so that
+// the request is answered when its deadline passes even though the detector does not take
+// a context; the work then finishes in the background and keeps its slot until it has.
+// It waits at most QueueWait for a slot, then answers 429.
+func (s *Server) do(ctx context.Context, work func(ctx context.Context) error) error {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		t := time.NewTimer(s.cfg.QueueWait)
+		defer t.Stop()
+		select {
+		case s.sem <- struct{}{}:
+		case <-t.C:
+			s.met.rejected.Inc()
+			return errOverloaded
+		case <-ctx.Done():
+			return errTimeout
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel() // here, not in the goroutine: its end must not look like a timeout
+	done := make(chan error, 1)
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		defer func() { <-s.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				s.cfg.Logger.Error("panic at work", "panic", p)
+				done <- errorf(http.StatusInternalServerError, "internal", "the server failed; this is a bug, please report it")
+			}
+		}()
+		if s.beforeWork != nil {
+			s.beforeWork()
+		}
+		done <- work(ctx)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		select {
+		case err := <-done: // finished just in time
+			return err
+		default:
+			return errTimeout
+		}
+	}
+}
+
+// writeJSON answers v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"encoding the answer failed"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// writeError answers err: an *apiError with its status and code; an invalid document or
+// query (neardup.ErrDocument, neardup.ErrOptions) 400; anything else, which can only be
+// the store's failure, 500.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, neardup.ErrDocument):
+		ae = errorf(http.StatusBadRequest, "invalid_document", "%v", err)
+	case errors.Is(err, neardup.ErrOptions):
+		ae = errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	default:
+		s.cfg.Logger.Error("store failure", "method", r.Method, "path", r.URL.Path, "err", err)
+		ae = errorf(http.StatusInternalServerError, "internal", "%v", err)
+	}
+	switch ae.status {
+	case http.StatusUnauthorized:
+		w.Header().Add("WWW-Authenticate", `Bearer realm="neardup"`)
+		w.Header().Add("WWW-Authenticate", `Basic realm="neardup"`)
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, ae.status, errorBody{errorDetail{ae.code, ae.message}})
+}
+
+// Serve answers requests on ln until Shutdown, with the http.Server timeouts set from
+// the Config (headers within 10 s, the body within Timeout, the answer within Timeout
+// plus 5 s, idle connections closed after 2 minutes). With no tokens configured it
+// refuses a listener that is not on a loopback address, returning an error wrapping
+// ErrNoTokens, and logs a warning that the service is open to local users. It returns
+// nil after Shutdown; it is to be called once.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.tokens.empty() {
+		if !loopback(ln.Addr()) {
+			return fmt.Errorf("%w: %v is reachable from other machines: give tokens (--tokens FILE or NEARDUP_TOKENS=\"write:TOKEN\") or listen on 127.0.0.1", ErrNoTokens, ln.Addr())
+		}
+		s.cfg.Logger.Warn("no tokens configured: the service is open to every user of this machine", "addr", ln.Addr().String())
+	}
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.cfg.Timeout,
+		WriteTimeout:      s.cfg.Timeout + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	s.mu.Lock()
+	if s.stop.Load() {
+		s.mu.Unlock()
+		return nil
+	}
+	s.hs = hs
+	s.mu.Unlock()
+	s.cfg.Logger.Info("listening", "addr", ln.Addr().String())
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopback reports whether addr is a loopback TCP address or a Unix socket.
+func loopback(addr net.Addr) bool {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	return false
+}
+
+// Shutdown stops the server: /readyz answers 503 stopping and the /v1 endpoints 503
+// not_ready at once, the listener closes, requests in flight finish, and then so does
+// the work of requests that timed out. It returns when all of that is done or ctx ends
+// (then with ctx's error); after it returns nil, nothing uses the detector any more and
+// its store may be closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.stop.Store(true)
+	hs := s.hs
+	s.mu.Unlock()
+	s.cfg.Logger.Info("stopping")
+	var err error
+	if hs != nil {
+		err = hs.Shutdown(ctx)
+	}
+	done := make(chan struct{})
+	go func() { s.work.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
+}

@@ -1,0 +1,510 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+const article = `Near-duplicate detection finds documents that are almost the same: the same
+article on two sites, a page with a new date or a changed advertisement, a copy with a few
+words edited. Crawlers use it to avoid storing and indexing the same content again.`
+
+// newDetector returns an empty in-memory detector.
+func newDetector(t *testing.T) *neardup.Detector {
+	t.Helper()
+	d, err := neardup.NewDetector(neardup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// start returns a ready server with the config and an httptest server in front of it.
+func start(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetDetector(newDetector(t))
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+// call sends a request and returns the status and body; token "" sends none.
+func call(t *testing.T, ts *httptest.Server, method, path, token, body string) (int, []byte, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b, resp.Header
+}
+
+// wantError checks an error answer's status and code.
+func wantError(t *testing.T, what string, status int, body []byte, wantStatus int, wantCode string) {
+	t.Helper()
+	var e errorBody
+	if status != wantStatus || json.Unmarshal(body, &e) != nil || e.Error.Code != wantCode || e.Error.Message == "" {
+		t.Errorf("%s: %d %s, want %d with code %q", what, status, body, wantStatus, wantCode)
+	}
+}
+
+func docJSON(id, url, text string) string {
+	b, _ := json.Marshal(map[string]any{"id": id, "url": url, "text": text})
+	return string(b)
+}
+
+func TestLifecycle(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if code, body, _ := call(t, ts, "GET", "/healthz", "", ""); code != 200 || !bytes.Contains(body, []byte(`"ok"`)) {
+		t.Errorf("healthz before load: %d %s", code, body)
+	}
+	if code, body, _ := call(t, ts, "GET", "/readyz", "", ""); code != 503 || !bytes.Contains(body, []byte(`"loading"`)) {
+		t.Errorf("readyz before load: %d %s", code, body)
+	}
+	code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("a", "", "x"))
+	wantError(t, "POST /v1/documents before load", code, body, 503, "not_ready")
+	code, body, _ = call(t, ts, "GET", "/v1/stats", "", "")
+	wantError(t, "GET /v1/stats before load", code, body, 503, "not_ready")
+
+	s.SetDetector(newDetector(t))
+	if code, body, _ := call(t, ts, "GET", "/readyz", "", ""); code != 200 || !bytes.Contains(body, []byte(`"ready"`)) {
+		t.Errorf("readyz after load: %d %s", code, body)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := call(t, ts, "GET", "/readyz", "", ""); code != 503 || !bytes.Contains(body, []byte(`"stopping"`)) {
+		t.Errorf("readyz stopping: %d %s", code, body)
+	}
+	code, body, _ = call(t, ts, "POST", "/v1/check", "", docJSON("a", "", "x"))
+	wantError(t, "POST /v1/check while stopping", code, body, 503, "not_ready")
+}
+
+func TestEndpoints(t *testing.T) {
+	_, ts := start(t, Config{})
+	var v neardup.Verdict
+	decode := func(what string, code int, body []byte, v any) {
+		t.Helper()
+		if code != 200 {
+			t.Fatalf("%s: %d %s", what, code, body)
+		}
+		if err := json.Unmarshal(body, v); err != nil {
+			t.Fatalf("%s: %v: %s", what, err, body)
+		}
+	}
+	code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("p1", "http://example.com/a", article))
+	decode("add p1", code, body, &v)
+	if v.Kind != neardup.Unique || !v.Added {
+		t.Errorf("p1: %+v", v)
+	}
+	edited := strings.Replace(article, "advertisement", "banner", 1)
+	code, body, _ = call(t, ts, "POST", "/v1/check", "", docJSON("p2", "http://example.org/b", edited))
+	decode("check p2", code, body, &v)
+	if v.Kind != neardup.NearDuplicate || v.Added || len(v.Matches) != 1 || v.Matches[0].ID != "p1" {
+		t.Errorf("check p2: %+v", v)
+	}
+
+	batch := fmt.Sprintf(`{"documents":[%s,{"id":""},%s,{"id":"p5","fetch_time":"yesterday"}]}`,
+		docJSON("p2", "http://example.org/b", edited), docJSON("p3", "http://example.com/a", article))
+	var br struct {
+		Results []struct {
+			Verdict *neardup.Verdict
+			Error   *errorDetail
+		}
+	}
+	code, body, _ = call(t, ts, "POST", "/v1/documents:batch", "", batch)
+	decode("batch", code, body, &br)
+	if len(br.Results) != 4 || br.Results[0].Verdict == nil || br.Results[0].Verdict.Kind != neardup.NearDuplicate ||
+		br.Results[1].Error == nil || br.Results[1].Error.Code != "invalid_document" ||
+		br.Results[2].Verdict == nil || br.Results[2].Verdict.Kind != neardup.URLDuplicate ||
+		br.Results[3].Error == nil || br.Results[3].Error.Code != "invalid_document" {
+		t.Errorf("batch: %s", body)
+	}
+
+	var doc storedJSON
+	code, body, _ = call(t, ts, "GET", "/v1/documents/p1", "", "")
+	decode("get p1", code, body, &doc)
+	if doc.ID != "p1" || doc.URL == "" || len(doc.SimHash) != 16 || len(doc.MinHash) != 8*128 || len(doc.Near) != 1 || doc.Near[0].ID != "p2" {
+		t.Errorf("get p1: %s", body)
+	}
+	code, body, _ = call(t, ts, "GET", "/v1/documents/nope", "", "")
+	wantError(t, "get nope", code, body, 404, "not_found")
+
+	var mr struct{ Matches []neardup.Match }
+	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query", "", fmt.Sprintf(`{"simhash":%q,"minhash":%q}`, doc.SimHash, doc.MinHash))
+	decode("query", code, body, &mr)
+	if len(mr.Matches) != 2 || mr.Matches[0].ID != "p1" {
+		t.Errorf("query: %s", body)
+	}
+	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query", "", `{"minhash":"00000000"}`)
+	wantError(t, "query with a short signature", code, body, 400, "bad_request")
+
+	var c comparison
+	code, body, _ = call(t, ts, "POST", "/v1/compare", "", fmt.Sprintf(`{"a":%q,"b":%q}`, article, edited))
+	decode("compare", code, body, &c)
+	if c.Levels.Raw || !c.Near || c.Measures == nil || c.Measures.Jaccard <= 0.5 || c.Measures.Jaccard >= 1 || c.Diff.Deleted != 1 || c.Diff.Inserted != 1 {
+		t.Errorf("compare: %s", body)
+	}
+	code, body, _ = call(t, ts, "POST", "/v1/compare", "", `{"a":"<p>Hello <b>world</b></p>","b":"<div>Hello world</div>","html":true}`)
+	decode("compare html", code, body, &c)
+	if c.Levels.Raw || !c.Levels.Main {
+		t.Errorf("compare html: %s", body)
+	}
+
+	var st statsJSON
+	code, body, _ = call(t, ts, "GET", "/v1/stats", "", "")
+	decode("stats", code, body, &st)
+	if st.Documents != 2 || st.Verdicts["unique"] != 1 || st.Verdicts["near-duplicate"] != 2 || st.Options.Near != "any" || st.Options.MinHashK != 128 {
+		t.Errorf("stats: %s", body)
+	}
+
+	code, body, h := call(t, ts, "GET", "/v1/prescreen", "", "")
+	f, err := neardup.ReadKeyFilter(bytes.NewReader(body))
+	if code != 200 || err != nil || h.Get("ETag") == "" || !f.HasURL(v.URL) {
+		t.Errorf("prescreen: %d, %v, ETag %q", code, err, h.Get("ETag"))
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/v1/prescreen", nil)
+	req.Header.Set("If-None-Match", h.Get("ETag"))
+	if resp, err := ts.Client().Do(req); err != nil || resp.StatusCode != 304 {
+		t.Errorf("prescreen with If-None-Match: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	code, body, _ = call(t, ts, "DELETE", "/v1/documents/p1", "", "")
+	if code != 200 || !bytes.Contains(body, []byte(`"deleted":true`)) {
+		t.Errorf("delete p1: %d %s", code, body)
+	}
+	code, body, _ = call(t, ts, "DELETE", "/v1/documents/p1", "", "")
+	wantError(t, "delete p1 again", code, body, 404, "not_found")
+	// The filter still has p1's keys (a filter cannot forget), p2's too: unchanged ETag.
+	if _, _, h2 := call(t, ts, "GET", "/v1/prescreen", "", ""); h2.Get("ETag") != h.Get("ETag") {
+		t.Errorf("prescreen ETag changed from %s to %s with no key added", h.Get("ETag"), h2.Get("ETag"))
+	}
+}
+
+func TestRoutes(t *testing.T) {
+	s, ts := start(t, Config{MaxBatch: 2})
+	// The colon routes to the batch handler, not to /v1/documents.
+	r := httptest.NewRequest("POST", "/v1/documents:batch", nil)
+	if _, p := s.mux.Handler(r); p != "POST /v1/documents:batch" {
+		t.Errorf("POST /v1/documents:batch routes to %q", p)
+	}
+	code, body, _ := call(t, ts, "POST", "/v1/documents:batch", "", `{"documents":[{"id":"a"},{"id":"b"},{"id":"c"}]}`)
+	wantError(t, "batch of 3", code, body, 413, "too_many_documents")
+	code, body, _ = call(t, ts, "GET", "/v1/nothing", "", "")
+	wantError(t, "unknown path", code, body, 404, "not_found")
+	code, body, h := call(t, ts, "PUT", "/v1/documents/x", "", "")
+	wantError(t, "PUT a document", code, body, 405, "method_not_allowed")
+	if h.Get("Allow") != "GET, DELETE" {
+		t.Errorf("Allow: %q", h.Get("Allow"))
+	}
+	code, body, _ = call(t, ts, "GET", "/v1/documents", "", "")
+	wantError(t, "GET /v1/documents", code, body, 405, "method_not_allowed")
+	if code, body, _ := call(t, ts, "GET", "/v1/documents/a%2Fb%3Ac", "", ""); code != 404 || !bytes.Contains(body, []byte(`a/b:c`)) {
+		t.Errorf("escaped id: %d %s", code, body)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	_, ts := start(t, Config{Tokens: []Token{{ScopeRead, "r3ad"}, {ScopeWrite, "wr1te"}}})
+	for _, tc := range []struct {
+		method, path, token string
+		want                int
+	}{
+		{"GET", "/healthz", "", 200},
+		{"GET", "/readyz", "", 200},
+		{"GET", "/metrics", "", 200},
+		{"GET", "/openapi.json", "", 200},
+		{"GET", "/v1/stats", "", 401},
+		{"GET", "/v1/stats", "wrong", 401},
+		{"GET", "/v1/stats", "r3ad", 200},
+		{"GET", "/v1/stats", "wr1te", 200},
+		{"GET", "/", "", 401},
+		{"GET", "/", "r3ad", 200},
+		{"POST", "/v1/check", "r3ad", 200},
+		{"POST", "/v1/documents", "r3ad", 403},
+		{"POST", "/v1/documents", "wr1te", 200},
+		{"DELETE", "/v1/documents/a", "r3ad", 403},
+		{"DELETE", "/v1/documents/a", "wr1te", 200},
+	} {
+		code, body, h := call(t, ts, tc.method, tc.path, tc.token, docJSON("a", "", "some text"))
+		if code != tc.want {
+			t.Errorf("%s %s with %q: %d %s, want %d", tc.method, tc.path, tc.token, code, body, tc.want)
+		}
+		if code == 401 && !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s %s: 401 without WWW-Authenticate: Bearer", tc.method, tc.path)
+		}
+	}
+	// A browser sends the token as the password of Basic authentication.
+	req, _ := http.NewRequest("GET", ts.URL+"/", nil)
+	req.SetBasicAuth("me", "r3ad")
+	if resp, err := ts.Client().Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET / with Basic: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+func TestParseTokens(t *testing.T) {
+	toks, err := ParseTokens(strings.NewReader("# tokens\nread abc\n\n  write  def  \n"))
+	if err != nil || len(toks) != 2 || toks[0] != (Token{ScopeRead, "abc"}) || toks[1] != (Token{ScopeWrite, "def"}) {
+		t.Errorf("ParseTokens: %v %v", toks, err)
+	}
+	for _, bad := range []string{"admin abc\n", "read\n", "read a b\n"} {
+		if _, err := ParseTokens(strings.NewReader(bad)); !errors.Is(err, ErrTokens) || strings.Contains(err.Error(), "abc") {
+			t.Errorf("ParseTokens(%q): %v", bad, err)
+		}
+	}
+	toks, err = ParseTokensEnv("write:tok1, read:tok2,")
+	if err != nil || len(toks) != 2 || toks[0] != (Token{ScopeWrite, "tok1"}) || toks[1] != (Token{ScopeRead, "tok2"}) {
+		t.Errorf("ParseTokensEnv: %v %v", toks, err)
+	}
+	for _, bad := range []string{"tok1", "admin:x", "read:"} {
+		if _, err := ParseTokensEnv(bad); !errors.Is(err, ErrTokens) {
+			t.Errorf("ParseTokensEnv(%q): %v", bad, err)
+		}
+	}
+}
+
+// TestHostile sends bodies and requests no client should, and checks that each gets a
+// 4xx and that the server answers normally afterwards.
+func TestHostile(t *testing.T) {
+	_, ts := start(t, Config{MaxBody: 4096})
+	bodies := []string{
+		"", "null", "[]", "{", `{"id":1}`, `{"id":"a","text":"\xff\xfe"}`, `{"id":"a","extra":1}`,
+		`{"id":"a"} {"id":"b"}`, `{"id":"a","fetch_time":"2024-13-45"}`, `{"id":"` + strings.Repeat("x", 2000) + `"}`,
+		`{"id":"a","html":"<p>x</p>","text":"x"}`, `{"id":"a","url":"http://[::1"}`, `{"id":"a","priority":"high"}`,
+		strings.Repeat("[", 5000), `{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}`, "\x00\x01\x02",
+		`{"documents":"x"}`, `{"documents":[1,2]}`, `{"simhash":"xyz"}`, `{"simhash":"0123456789abcdeg"}`, `{"minhash":"abc"}`,
+		`{"simhash":"-123456789abcdef"}`, `{"a":1}`, `{}`,
+	}
+	paths := []string{"/v1/documents", "/v1/check", "/v1/documents:batch", "/v1/fingerprints/query", "/v1/compare"}
+	for _, path := range paths {
+		for _, b := range bodies {
+			code, body, _ := call(t, ts, "POST", path, "", b)
+			if code == 200 {
+				continue // {} compares two empty texts, and so on
+			}
+			if code < 400 || code >= 500 {
+				t.Errorf("POST %s %.60q: %d %s", path, b, code, body)
+			}
+		}
+	}
+	// A malformed document in a batch is answered in its result; a malformed batch is 400.
+	for _, b := range []string{`{"documents":[1]}`, `{"documents":[{"id":"a","bogus":true}]}`} {
+		code, body, _ := call(t, ts, "POST", "/v1/documents:batch", "", b)
+		if code != 200 || !bytes.Contains(body, []byte(`{"results":[{"error":{"code":"invalid_json"`)) {
+			t.Errorf("batch %q: %d %s", b, code, body)
+		}
+	}
+	code, body, _ := call(t, ts, "POST", "/v1/documents:batch", "", `{"documents":[],"bogus":1}`)
+	wantError(t, "batch with an unknown field", code, body, 400, "invalid_json")
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"id":"a","text":"`+strings.Repeat("y", 5000)+`"}`)
+	wantError(t, "body over MaxBody", code, body, 413, "too_large")
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"id":"a","text":"\xff"}`)
+	wantError(t, "bad UTF-8", code, body, 400, "invalid_json")
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"id":"a","txt":"x"}`)
+	wantError(t, "unknown field", code, body, 400, "invalid_json")
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"text":"x"}`)
+	wantError(t, "no id", code, body, 400, "invalid_document")
+	code, body, _ = call(t, ts, "GET", "/?a=%zz", "", "")
+	if code != 400 {
+		t.Errorf("bad form: %d %s", code, body)
+	}
+	if code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("ok", "", article)); code != 200 {
+		t.Errorf("after the hostile requests: %d %s", code, body)
+	}
+}
+
+// blocker holds every request's work until released.
+type blocker struct {
+	started chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newBlocker() *blocker {
+	return &blocker{started: make(chan struct{}, 16), release: make(chan struct{})}
+}
+
+func (b *blocker) hook() {
+	b.started <- struct{}{}
+	<-b.release
+}
+
+func (b *blocker) open() { b.once.Do(func() { close(b.release) }) }
+
+func TestOverloaded(t *testing.T) {
+	s, ts := start(t, Config{MaxInflight: 1, QueueWait: 10 * time.Millisecond})
+	b := newBlocker()
+	defer b.open()
+	s.beforeWork = b.hook
+	done := make(chan int)
+	go func() {
+		resp, err := ts.Client().Post(ts.URL+"/v1/check", "application/json", strings.NewReader(docJSON("a", "", "x")))
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	<-b.started
+	code, body, h := call(t, ts, "POST", "/v1/check", "", docJSON("b", "", "y"))
+	wantError(t, "second request", code, body, 429, "overloaded")
+	if h.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	b.open()
+	if code := <-done; code != 200 {
+		t.Errorf("first request: %d", code)
+	}
+	if _, body, _ := call(t, ts, "GET", "/metrics", "", ""); !bytes.Contains(body, []byte("neardup_http_rejected_total 1")) {
+		t.Error("metrics do not count the rejected request")
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	s, ts := start(t, Config{Timeout: 50 * time.Millisecond})
+	b := newBlocker()
+	s.beforeWork = b.hook
+	code, body, _ := call(t, ts, "POST", "/v1/check", "", docJSON("a", "", "x"))
+	wantError(t, "blocked request", code, body, 503, "timeout")
+	b.open()
+	// The abandoned work finishes and frees its slot; Shutdown waits for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShutdown checks that a request in flight when Shutdown starts is answered, that
+// new connections are refused, and that Serve then returns nil.
+func TestShutdown(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetDetector(newDetector(t))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error)
+	go func() { served <- s.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	b := newBlocker()
+	s.beforeWork = b.hook
+	inflight := make(chan int)
+	go func() {
+		resp, err := http.Post(url+"/v1/documents", "application/json", strings.NewReader(docJSON("a", "", article)))
+		if err != nil {
+			t.Error(err)
+			inflight <- 0
+			return
+		}
+		resp.Body.Close()
+		inflight <- resp.StatusCode
+	}()
+	<-b.started
+	stopped := make(chan error)
+	go func() { stopped <- s.Shutdown(context.Background()) }()
+	// Shutdown closes the listener before it waits for the request.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the listener still accepts connections after Shutdown")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("Shutdown returned %v with a request in flight", err)
+	default:
+	}
+	b.open()
+	if code := <-inflight; code != 200 {
+		t.Errorf("in-flight request: %d", code)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+func TestServeRefusesOpenNetwork(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ln.Close()
+	if err := s.Serve(ln); !errors.Is(err, ErrNoTokens) || !strings.Contains(err.Error(), "--tokens") {
+		t.Errorf("Serve on 0.0.0.0 without tokens: %v", err)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	_, ts := start(t, Config{})
+	call(t, ts, "POST", "/v1/documents", "", docJSON("a", "", article))
+	call(t, ts, "GET", "/v1/nothing", "", "")
+	_, body, _ := call(t, ts, "GET", "/metrics", "", "")
+	for _, want := range []string{
+		`neardup_http_requests_total{code="200",route="POST /v1/documents"} 1`,
+		`neardup_http_requests_total{code="404",route="unmatched"} 1`,
+		`neardup_http_request_duration_seconds_bucket{route="POST /v1/documents",le="+Inf"} 1`,
+		`neardup_verdicts_total{kind="unique"} 1`,
+		`neardup_index_documents 1`,
+		`neardup_http_in_flight_requests 1`,
+		`neardup_http_rejected_total 0`,
+	} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
