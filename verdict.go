@@ -80,6 +80,21 @@ func (l Level) String() string {
 // MarshalText implements encoding.TextMarshaler with the level's name.
 func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler for the names String returns, ""
+// included (LevelNone), so that a Verdict's JSON reads back.
+func (l *Level) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*l = LevelNone
+		return nil
+	}
+	v, ok := levelNames.parse(string(text))
+	if !ok {
+		return fmt.Errorf("neardup: unknown level %q", text)
+	}
+	*l = Level(v)
+	return nil
+}
+
 // Match is one stored document that a checked document duplicates.
 type Match struct {
 	// ID and URL are the stored document's id and canonical URL.
