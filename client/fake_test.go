@@ -43,9 +43,19 @@ type fake struct {
 
 func newFake(t testing.TB, opt neardup.Options) *fake {
 	t.Helper()
-	d, err := neardup.NewDetector(opt)
+	f, err := startFake(opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+// startFake starts a fake; the caller closes it.
+func startFake(opt neardup.Options) (*fake, error) {
+	d, err := neardup.NewDetector(opt)
+	if err != nil {
+		return nil, err
 	}
 	f := &fake{d: d}
 	mux := http.NewServeMux()
@@ -72,8 +82,7 @@ func newFake(t testing.TB, opt neardup.Options) *fake {
 		}
 		mux.ServeHTTP(w, r)
 	}))
-	t.Cleanup(f.Close)
-	return f
+	return f, nil
 }
 
 func (f *fake) setFail(fn func(w http.ResponseWriter, r *http.Request) bool) {
