@@ -157,7 +157,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("%w (after: %w)", context.Cause(ctx), err)
+			return nil, fmt.Errorf("client: %s %s: %w, after: %w", r.method, r.path, context.Cause(ctx), err)
 		case <-t.C:
 		}
 	}
