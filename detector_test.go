@@ -598,3 +598,19 @@ func TestDetectorReopen(t *testing.T) {
 		t.Errorf("reopening with other verdict options: %v", err)
 	}
 }
+
+func TestFingerprinterCanonicalURL(t *testing.T) {
+	f, _ := NewFingerprinter(Options{})
+	const raw = "HTTP://www.Example.com/a/?utm_source=x"
+	fp, err := f.Fingerprint(Document{ID: "a", URL: raw, Text: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.CanonicalURL(raw)
+	if err != nil || got != fp.URL {
+		t.Errorf("CanonicalURL(%q) = %q, %v; Fingerprint says %q", raw, got, err, fp.URL)
+	}
+	if _, err := f.CanonicalURL("http://[::1"); err == nil {
+		t.Error("a URL that cannot be parsed was canonicalized")
+	}
+}

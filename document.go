@@ -101,6 +101,14 @@ func NewFingerprinter(opt Options) (*Fingerprinter, error) {
 	return f, nil
 }
 
+// CanonicalURL returns the canonical form of a URL, the URL key: what Fingerprint puts
+// in Fingerprints.URL for a document with that URL. It costs a URL parse, without the
+// page, so a crawler can look a URL up (KeyFilter.HasURL) before fetching it. The
+// error is urlnorm's for a URL that cannot be canonicalized.
+func (f *Fingerprinter) CanonicalURL(raw string) (string, error) {
+	return f.url.Canonicalize(raw)
+}
+
 // Fingerprint returns the document's fingerprints. It fails, wrapping ErrDocument, for a
 // document without an id, with both HTML and Text, with a URL that cannot be
 // canonicalized, or whose HTML is over extract's size or depth limits. A page whose

@@ -20,7 +20,11 @@ import (
 //
 // Bits are chosen by bits-and-blooms/bloom (murmur3, double hashing), whose positions for
 // a key, like the snapshot format below, are pinned by golden tests: a filter written by
-// one version of neardup is read by the next. A KeyFilter is not safe for concurrent use.
+// one version of neardup is read by the next.
+//
+// A KeyFilter's read methods (HasURL, HasExact, Len, Capacity, FalsePositiveRate,
+// WriteTo) may run concurrently with each other, so a filter that is no longer added to
+// can be shared; AddURL and AddExact need the filter to themselves.
 type KeyFilter struct {
 	f     *bloom.BloomFilter
 	n     uint64  // keys it was sized for

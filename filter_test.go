@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"testing"
 )
 
@@ -120,4 +122,28 @@ func FuzzReadKeyFilter(f *testing.F) {
 			t.Fatal("a snapshot read does not write back the same bytes")
 		}
 	})
+}
+
+// TestKeyFilterConcurrentReads backs the promise that a filter nobody adds to may be
+// read from many goroutines (the client's pre-screen shares one snapshot); -race checks it.
+func TestKeyFilterConcurrentReads(t *testing.T) {
+	f, _ := NewKeyFilter(1000, 0.01)
+	for i := range 500 {
+		f.AddURL(fmt.Sprint("http://example.com/", i))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 500 {
+				if !f.HasURL(fmt.Sprint("http://example.com/", i)) {
+					t.Errorf("goroutine %d: URL %d missing", g, i)
+					return
+				}
+				f.HasExact(Hash{byte(i)})
+				f.FalsePositiveRate()
+			}
+			f.WriteTo(io.Discard)
+		})
+	}
+	wg.Wait()
 }

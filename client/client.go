@@ -1,0 +1,293 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults of Options.
+const (
+	DefaultRetries     = 4
+	DefaultBackoff     = 50 * time.Millisecond
+	DefaultMaxBackoff  = 2 * time.Second
+	DefaultBatchSize   = 1000
+	DefaultConcurrency = 4
+	// MaxRetryAfter is the longest Retry-After the client waits for; a longer one ends
+	// the retries with the response's error.
+	MaxRetryAfter = time.Minute
+)
+
+// Options configure a Client. The zero value is the documented default of every field.
+type Options struct {
+	// Token is sent as "Authorization: Bearer <Token>"; "" sends none (a server with no
+	// tokens configured, on loopback).
+	Token string
+	// HTTPClient makes the requests; nil means http.DefaultClient. Its Timeout, if any,
+	// applies to every attempt; the context of each call bounds all attempts together.
+	HTTPClient *http.Client
+	// Retries is how many times a failed request is sent again (see Client); 0 means
+	// DefaultRetries (4), a negative value none.
+	Retries int
+	// Backoff and MaxBackoff shape the wait before a retry: a random duration between 0
+	// and min(MaxBackoff, Backoff * 2^retry) ("full jitter"), or the response's
+	// Retry-After if that is longer. 0 means DefaultBackoff (50ms) and DefaultMaxBackoff
+	// (2s).
+	Backoff, MaxBackoff time.Duration
+	// BatchSize is the most documents one batch request carries; 0 means
+	// DefaultBatchSize (1000, the server's default maximum). A server configured with a
+	// lower maximum answers 413, and the client then halves the request.
+	BatchSize int
+	// Concurrency is how many batch requests CheckBatch has in flight at once; 0 means
+	// DefaultConcurrency (4). AddBatch always sends its requests one after another.
+	Concurrency int
+}
+
+// Client is a client of the neardup HTTP service (wire API v1). It is safe for
+// concurrent use and holds no state besides its options: the connections belong to the
+// http.Client.
+//
+// Every method takes a context, which bounds the call including its retries. A request
+// is sent again, up to Options.Retries times, after a transport error or a 429, 502, 503
+// or 504 response, waiting as Options.Backoff says and at least the Retry-After of a 429
+// or 503; never after another 4xx. A wait that would outlast the context's deadline is
+// not started: the call returns the last error at once. Every request the client sends
+// can be sent twice safely; what a repeated Add or Delete answers is said at each.
+//
+// Errors are prefixed "client: ". A response with a non-2xx status is an *APIError
+// (errors.As), whether its body is the service's JSON error or a proxy's page.
+type Client struct {
+	base  string // scheme://host[/prefix], without a trailing slash
+	opt   Options
+	hc    *http.Client
+	token string
+}
+
+// New returns a client of the service at baseURL ("http://localhost:8080", or with a
+// path prefix when the service is behind a proxy), or an error for a URL that is not
+// absolute http or https or for options out of range.
+func New(baseURL string, opt Options) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("client: base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("client: base URL %q: give scheme://host[/prefix] with scheme http or https", baseURL)
+	}
+	if opt.Retries == 0 {
+		opt.Retries = DefaultRetries
+	} else if opt.Retries < 0 {
+		opt.Retries = 0
+	}
+	if opt.Backoff == 0 {
+		opt.Backoff = DefaultBackoff
+	}
+	if opt.MaxBackoff == 0 {
+		opt.MaxBackoff = DefaultMaxBackoff
+	}
+	if opt.BatchSize == 0 {
+		opt.BatchSize = DefaultBatchSize
+	}
+	if opt.Concurrency == 0 {
+		opt.Concurrency = DefaultConcurrency
+	}
+	switch {
+	case opt.Backoff < 0 || opt.MaxBackoff < 0:
+		return nil, fmt.Errorf("client: Backoff %v and MaxBackoff %v: give durations >= 0", opt.Backoff, opt.MaxBackoff)
+	case opt.BatchSize < 0:
+		return nil, fmt.Errorf("client: BatchSize %d: give 1 or more, or 0 for %d", opt.BatchSize, DefaultBatchSize)
+	case opt.Concurrency < 0:
+		return nil, fmt.Errorf("client: Concurrency %d: give 1 or more, or 0 for %d", opt.Concurrency, DefaultConcurrency)
+	case strings.ContainsAny(opt.Token, "\r\n"):
+		return nil, errors.New("client: Token contains a line break")
+	}
+	hc := opt.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(u.String(), "/"), opt: opt, hc: hc, token: opt.Token}, nil
+}
+
+// request is one call's request, sent as many times as retries need.
+type request struct {
+	method, path string
+	body         []byte // JSON, nil for none
+	etag         string // If-None-Match
+}
+
+// do sends the request with retries and returns a response with a 2xx or 304 status,
+// whose body the caller closes, or an error.
+func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
+	for retry := 0; ; retry++ {
+		resp, err := c.send(ctx, r)
+		var wait time.Duration
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("client: %s %s: %w", r.method, r.path, context.Cause(ctx))
+			}
+			err = fmt.Errorf("client: %s %s: %w", r.method, r.path, err)
+		case resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotModified:
+			return resp, nil
+		default:
+			err = readError(resp)
+			wait = retryAfter(resp)
+			if !retryStatus(resp.StatusCode) {
+				return nil, err
+			}
+		}
+		if retry >= c.opt.Retries || wait > MaxRetryAfter {
+			return nil, err
+		}
+		wait = max(wait, c.backoff(retry))
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+			return nil, err // waiting would only end in the deadline
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("client: %s %s: %w, after: %w", r.method, r.path, context.Cause(ctx), err)
+		case <-t.C:
+		}
+	}
+}
+
+// send makes one attempt.
+func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, body)
+	if err != nil {
+		return nil, err
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if r.etag != "" {
+		req.Header.Set("If-None-Match", r.etag)
+	}
+	return c.hc.Do(req)
+}
+
+// retryStatus reports whether a response with the status is worth sending again: the
+// service is overloaded, not ready or stopping, or a proxy could not reach it.
+func retryStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// backoff returns the wait before the retry: full jitter over an exponential cap.
+func (c *Client) backoff(retry int) time.Duration {
+	ceil := c.opt.MaxBackoff
+	if retry < 32 {
+		ceil = min(ceil, c.opt.Backoff<<retry)
+	}
+	if ceil <= 0 {
+		return 0
+	}
+	return rand.N(ceil + 1)
+}
+
+// retryAfter returns the Retry-After of a 429 or 503 response (seconds or an HTTP date),
+// or 0.
+func retryAfter(resp *http.Response) time.Duration {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(min(s, int64(MaxRetryAfter/time.Second)+1)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// readError reads and closes a non-2xx response and returns its *APIError.
+func readError(resp *http.Response) error {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody)) // so the connection can be reused
+	e := &APIError{Status: resp.StatusCode}
+	var body struct {
+		Error *wireError `json:"error"`
+	}
+	if json.Unmarshal(b, &body) == nil && body.Error != nil && body.Error.Code != "" {
+		e.Code, e.Message = body.Error.Code, body.Error.Message
+		return e
+	}
+	e.Message = excerpt(b)
+	return e
+}
+
+// excerpt returns the start of a body that is not the service's JSON, on one line.
+func excerpt(b []byte) string {
+	const n = 200
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
+
+// wireError is the service's JSON error.
+type wireError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// call sends a JSON request (in, nil for none) and decodes a 2xx JSON answer into out.
+func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
+	r := request{method: method, path: path}
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("client: %s %s: %w", method, path, err)
+		}
+		r.body = b
+	}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("client: %s %s: reading the answer: %w", method, path, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	return nil
+}

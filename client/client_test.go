@@ -1,0 +1,383 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// fast are options that keep retry tests quick.
+var fast = Options{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
+
+func newClient(t testing.TB, f *fake, opt Options) *Client {
+	t.Helper()
+	c, err := New(f.URL, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func text(words ...string) string { return strings.Join(words, " ") }
+
+// article is a plain-text document with enough words to be compared for near duplicates.
+func article(id, url string, seed int) neardup.Document {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "w%d ", (i*7+seed*13)%500)
+	}
+	return neardup.Document{ID: id, URL: url, Text: b.String()}
+}
+
+func isPost(path string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == path }
+}
+
+func TestNew(t *testing.T) {
+	for _, u := range []string{"", "localhost:8080", "ftp://h/", "http://", "http://h/?x=1", "http://h/#f"} {
+		if _, err := New(u, Options{}); err == nil || !strings.HasPrefix(err.Error(), "client: ") {
+			t.Errorf("New(%q): %v", u, err)
+		}
+	}
+	for _, o := range []Options{{BatchSize: -1}, {Concurrency: -1}, {Backoff: -1}, {Token: "a\nb"}} {
+		if _, err := New("http://h", o); err == nil {
+			t.Errorf("New with %+v: no error", o)
+		}
+	}
+	c, err := New("https://h.example/prefix/", Options{Retries: -1})
+	if err != nil || c.base != "https://h.example/prefix" || c.opt.Retries != 0 || c.opt.BatchSize != DefaultBatchSize {
+		t.Errorf("New: %+v %v", c, err)
+	}
+}
+
+func TestAddCheckGetDelete(t *testing.T) {
+	f := newFake(t, neardup.Options{})
+	f.token = "tok"
+	c := newClient(t, f, Options{Token: "tok"})
+	ctx := context.Background()
+	a := article("a/1", "http://example.com/a", 1)
+	a.Priority, a.FetchTime = 2, time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
+
+	v, err := c.Check(ctx, a)
+	if err != nil || v.Kind != neardup.Unique || v.Added {
+		t.Fatalf("Check: %+v %v", v, err)
+	}
+	v, err = c.Add(ctx, a)
+	if err != nil || v.Kind != neardup.Unique || !v.Added || v.URL != "http://example.com/a" {
+		t.Fatalf("Add: %+v %v", v, err)
+	}
+	b := article("b", "http://example.com/b", 1)
+	v, err = c.Add(ctx, b)
+	if err != nil || v.Kind != neardup.ExactDuplicate || len(v.Matches) != 1 || v.Matches[0].ID != "a/1" || v.Matches[0].Level != neardup.LevelRaw {
+		t.Fatalf("Add copy: %+v %v", v, err)
+	}
+
+	// The id has a slash: it travels path-escaped.
+	s, ok, err := c.Get(ctx, "a/1")
+	if err != nil || !ok {
+		t.Fatalf("Get: %v %v", ok, err)
+	}
+	want, _, _ := f.d.Get("a/1")
+	if s.ID != "a/1" || s.Priority != 2 || !s.FetchTime.Equal(a.FetchTime) || s.SimHash != want.SimHash ||
+		s.Main != want.Main || s.Raw != want.Raw || len(s.MinHash) != len(want.MinHash) || s.MinHash[5] != want.MinHash[5] ||
+		s.Words != want.Words || s.LastSeen.IsZero() {
+		t.Errorf("Get = %+v, stored %+v", s, want)
+	}
+	if len(s.Near) != 1 || s.Near[0].ID != "b" {
+		t.Errorf("Get near: %+v", s.Near)
+	}
+
+	m, err := c.Query(ctx, neardup.Query{SimHash: s.SimHash, HasSimHash: true, MinHash: s.MinHash})
+	if err != nil || len(m) != 2 {
+		t.Errorf("Query: %+v %v", m, err)
+	}
+	if _, err := c.Query(ctx, neardup.Query{}); err == nil {
+		t.Error("an empty query was sent")
+	}
+
+	st, err := c.Stats(ctx)
+	if err != nil || st.Documents != 2 || st.Store.Kind != "memory" || st.Options["minhash_k"] != float64(128) {
+		t.Errorf("Stats: %+v %v", st, err)
+	}
+
+	if ok, err := c.Delete(ctx, "a/1"); !ok || err != nil {
+		t.Errorf("Delete: %v %v", ok, err)
+	}
+	if ok, err := c.Delete(ctx, "a/1"); ok || err != nil {
+		t.Errorf("Delete again: %v %v", ok, err)
+	}
+	if _, ok, err := c.Get(ctx, "a/1"); ok || err != nil {
+		t.Errorf("Get deleted: %v %v", ok, err)
+	}
+
+	// A wrong token is a 401 APIError, not retried.
+	bad := newClient(t, f, Options{Token: "nope"})
+	before := f.requests.Load()
+	_, err = bad.Check(ctx, a)
+	var api *APIError
+	if !errors.As(err, &api) || api.Status != 401 || api.Code != "unauthorized" || f.requests.Load()-before != 1 {
+		t.Errorf("wrong token: %v (%d requests)", err, f.requests.Load()-before)
+	}
+}
+
+func TestNotUTF8(t *testing.T) {
+	f := newFake(t, neardup.Options{})
+	c := newClient(t, f, Options{})
+	latin1 := []byte("<p>caf\xe9</p>")
+	for _, doc := range []neardup.Document{
+		{ID: "h", HTML: latin1},
+		{ID: "t", Text: "caf\xe9"},
+		{ID: "\xff", Text: "x"},
+		{ID: "u", URL: "http://example.com/\xe9", Text: "x"},
+	} {
+		_, err := c.Add(context.Background(), doc)
+		if !errors.Is(err, ErrNotUTF8) {
+			t.Errorf("%q: %v", doc.ID, err)
+		}
+	}
+	if f.requests.Load() != 0 {
+		t.Errorf("%d requests sent for documents that cannot be encoded", f.requests.Load())
+	}
+	// Transcoded, it goes through.
+	v, err := c.Add(context.Background(), neardup.Document{ID: "h", HTML: []byte("<p>café</p>"), ContentType: "text/html; charset=utf-8"})
+	if err != nil || !v.Added {
+		t.Errorf("UTF-8 HTML: %+v %v", v, err)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	ctx := context.Background()
+	doc := neardup.Document{ID: "a", Text: "some text"}
+	retryAfter0 := map[string]string{"Retry-After": "0", "Content-Type": "application/json"}
+	overloaded := `{"error":{"code":"overloaded","message":"try later"}}`
+	proxy := "<html><body><h1>502 Bad Gateway</h1>\n<hr>nginx</body></html>"
+	for _, c := range []struct {
+		name     string
+		fails    int
+		status   int
+		body     string
+		retries  int
+		attempts int64
+		ok       bool
+		code     string
+	}{
+		{"429 twice, then ok", 2, 429, overloaded, 0, 3, true, ""},
+		{"503 four times, then ok", 4, 503, overloaded, 0, 5, true, ""},
+		{"502 from a proxy, then ok", 1, 502, proxy, 0, 2, true, ""},
+		{"504 gives up after Retries", 10, 504, "", 3, 4, false, ""},
+		{"429 gives up after the default 4", 10, 429, overloaded, 0, 5, false, "overloaded"},
+		{"no retries", 10, 429, overloaded, -1, 1, false, "overloaded"},
+		{"400 is not retried", 10, 400, `{"error":{"code":"invalid_document","message":"missing id"}}`, 0, 1, false, "invalid_document"},
+		{"404 is not retried", 10, 404, `{"error":{"code":"not_found","message":"x"}}`, 0, 1, false, "not_found"},
+		{"500 is not retried", 10, 500, `{"error":{"code":"internal","message":"store"}}`, 0, 1, false, "internal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t, neardup.Options{})
+			fail, seen := failTimes(c.fails, isPost("/v1/documents"), c.status, retryAfter0, c.body)
+			f.setFail(fail)
+			opt := fast
+			opt.Retries = c.retries
+			v, err := newClient(t, f, opt).Add(ctx, doc)
+			if seen.Load() != c.attempts {
+				t.Errorf("%d attempts, want %d", seen.Load(), c.attempts)
+			}
+			if c.ok {
+				if err != nil || v.Kind != neardup.Unique || !v.Added {
+					t.Errorf("%+v %v", v, err)
+				}
+				return
+			}
+			var api *APIError
+			if !errors.As(err, &api) || api.Status != c.status || api.Code != c.code {
+				t.Fatalf("error %v, want an APIError %d %q", err, c.status, c.code)
+			}
+			if !strings.HasPrefix(err.Error(), "client: ") {
+				t.Errorf("message %q", err)
+			}
+		})
+	}
+}
+
+func TestAPIErrorDecoding(t *testing.T) {
+	for _, c := range []struct {
+		status       int
+		body         string
+		code, msg    string
+		errorMessage string
+	}{
+		{400, `{"error":{"code":"invalid_document","message":"missing id"}}`, "invalid_document", "missing id", "client: 400 invalid_document: missing id"},
+		{413, `{"error":{"code":"too_large","message":"body over 32 MiB"}}` + "\n", "too_large", "body over 32 MiB", "client: 413 too_large: body over 32 MiB"},
+		{403, "<html>\n <body>Forbidden   by proxy</body></html>", "", "<html> <body>Forbidden by proxy</body></html>", "client: 403 Forbidden: <html> <body>Forbidden by proxy</body></html>"},
+		{400, `{"error":"a string"}`, "", `{"error":"a string"}`, `client: 400 Bad Request: {"error":"a string"}`},
+		{400, `{"error":{"message":"no code"}}`, "", `{"error":{"message":"no code"}}`, `client: 400 Bad Request: {"error":{"message":"no code"}}`},
+		{401, "", "", "", "client: 401 Unauthorized"},
+		{418, strings.Repeat("x", 1000), "", strings.Repeat("x", 200) + "...", "client: 418 I'm a teapot: " + strings.Repeat("x", 200) + "..."},
+		{400, "caf\xe9", "", "caf\uFFFD", "client: 400 Bad Request: caf\uFFFD"},
+	} {
+		f := newFake(t, neardup.Options{})
+		fail, _ := failTimes(1, nil, c.status, nil, c.body)
+		f.setFail(fail)
+		_, err := newClient(t, f, fast).Stats(context.Background())
+		var api *APIError
+		if !errors.As(err, &api) {
+			t.Fatalf("%d %q: %v is not an APIError", c.status, c.body, err)
+		}
+		if api.Status != c.status || api.Code != c.code || api.Message != c.msg || err.Error() != c.errorMessage {
+			t.Errorf("%d %q: %+v %q", c.status, c.body, *api, err)
+		}
+	}
+	if got := (&APIError{Code: "invalid_document", Message: "m"}).Error(); got != "client: invalid_document: m" {
+		t.Errorf("batch item error: %q", got)
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, neardup.Options{})
+	fail, seen := failTimes(1, nil, 429, map[string]string{"Retry-After": "1"}, `{"error":{"code":"overloaded","message":"m"}}`)
+	f.setFail(fail)
+	c := newClient(t, f, fast)
+	start := time.Now()
+	if _, err := c.Stats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < time.Second || seen.Load() != 2 {
+		t.Errorf("Retry-After: 1 honoured after %v and %d attempts", d, seen.Load())
+	}
+
+	// A Retry-After beyond the deadline ends the call at once with the service's error.
+	fail, seen = failTimes(10, nil, 503, map[string]string{"Retry-After": "30"}, `{"error":{"code":"not_ready","message":"loading"}}`)
+	f.setFail(fail)
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start = time.Now()
+	_, err := c.Stats(dctx)
+	var api *APIError
+	if !errors.As(err, &api) || api.Code != "not_ready" || time.Since(start) > time.Second || seen.Load() != 1 {
+		t.Errorf("Retry-After past the deadline: %v after %v, %d attempts", err, time.Since(start), seen.Load())
+	}
+	// So does one beyond MaxRetryAfter, without a deadline.
+	fail, seen = failTimes(10, nil, 429, map[string]string{"Retry-After": "3600"}, "")
+	f.setFail(fail)
+	if _, err := c.Stats(ctx); !errors.As(err, &api) || api.Status != 429 || seen.Load() != 1 {
+		t.Errorf("Retry-After of an hour: %v, %d attempts", err, seen.Load())
+	}
+	// An HTTP date is understood too.
+	fail, seen = failTimes(1, nil, 503, map[string]string{"Retry-After": time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)}, "")
+	f.setFail(fail)
+	if _, err := c.Stats(ctx); err != nil || seen.Load() != 2 {
+		t.Errorf("Retry-After date: %v, %d attempts", err, seen.Load())
+	}
+}
+
+func TestContextStopsRetries(t *testing.T) {
+	f := newFake(t, neardup.Options{})
+	fail, seen := failTimes(1000, nil, 503, nil, "")
+	f.setFail(fail)
+	// Long backoffs: only the context can end the call early.
+	c := newClient(t, f, Options{Retries: 100, Backoff: time.Second, MaxBackoff: time.Second})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := c.Stats(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "client: GET /v1/stats: context canceled") || time.Since(start) > 900*time.Millisecond {
+		t.Errorf("cancelled: %v after %v", err, time.Since(start))
+	}
+	var api *APIError
+	if !errors.As(err, &api) || api.Status != 503 {
+		t.Errorf("the cancelled call's error does not carry the last response: %v", err)
+	}
+	if n := seen.Load(); n > 3 {
+		t.Errorf("%d attempts in 100ms with 1s backoffs", n)
+	}
+
+	// A cancelled context sends nothing.
+	before := f.requests.Load()
+	if _, err := c.Stats(ctx); !errors.Is(err, context.Canceled) || f.requests.Load() != before {
+		t.Errorf("cancelled before the call: %v, %d requests", err, f.requests.Load()-before)
+	}
+
+	// A deadline ends the call by its time, whether a wait would outlast it (the call
+	// ends at once) or the deadline passes during one.
+	c = newClient(t, f, Options{Retries: 100, Backoff: 10 * time.Second, MaxBackoff: 10 * time.Second})
+	dctx, dcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer dcancel()
+	start = time.Now()
+	_, err = c.Stats(dctx)
+	if d := time.Since(start); d > time.Second || !errors.As(err, &api) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline: %v after %v", err, d)
+	}
+}
+
+// TestLostResponse drops the connection after the service applied the Add: the retry
+// re-adds the same id, and its verdict is what Add's documentation says.
+func TestLostResponse(t *testing.T) {
+	f := newFake(t, neardup.Options{})
+	c := newClient(t, f, fast)
+	ctx := context.Background()
+	var drop atomic.Bool // drop the next add's answer
+	f.setFail(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/documents" || !drop.CompareAndSwap(true, false) {
+			return false
+		}
+		raw, _ := io.ReadAll(r.Body)
+		if _, err := f.verdict(raw, true); err != nil {
+			t.Error(err)
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		conn.Close()
+		return true
+	})
+	drop.Store(true)
+	withURL := article("a", "http://example.com/a", 1)
+	v, err := c.Add(ctx, withURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Kind != neardup.URLDuplicate || v.Added || len(v.Matches) != 1 || v.Matches[0].ID != "a" || v.Survivor != "a" {
+		t.Errorf("retried Add with a URL: %+v", v)
+	}
+	if f.d.Len() != 1 {
+		t.Errorf("%d documents stored", f.d.Len())
+	}
+
+	drop.Store(true)
+	noURL := article("b", "", 2)
+	v, err = c.Add(ctx, noURL)
+	if err != nil || v.Kind != neardup.Unique || !v.Added || len(v.Matches) != 0 {
+		t.Errorf("retried Add without a URL: %+v %v", v, err)
+	}
+	if f.d.Len() != 2 {
+		t.Errorf("%d documents stored", f.d.Len())
+	}
+}
+
+// TestTransportError: a service that is not there is retried, then reported.
+func TestTransportError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, _ := New("http://"+addr, Options{Retries: 2, Backoff: time.Millisecond})
+	_, err = c.Stats(context.Background())
+	var api *APIError
+	if err == nil || errors.As(err, &api) || !strings.HasPrefix(err.Error(), "client: GET /v1/stats: ") {
+		t.Errorf("no service: %v", err)
+	}
+}

@@ -1,0 +1,377 @@
+package client
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+// wireDocument is a document in a request.
+type wireDocument struct {
+	ID          string  `json:"id"`
+	URL         string  `json:"url,omitempty"`
+	HTML        string  `json:"html,omitempty"`
+	Text        string  `json:"text,omitempty"`
+	ContentType string  `json:"content_type,omitempty"`
+	Priority    float64 `json:"priority,omitempty"`
+	FetchTime   string  `json:"fetch_time,omitempty"`
+}
+
+// encode returns the document's wire form, or an error wrapping ErrNotUTF8.
+func encode(doc *neardup.Document) (wireDocument, error) {
+	for _, f := range []struct{ name, s string }{
+		{"ID", doc.ID}, {"URL", doc.URL}, {"Text", doc.Text}, {"ContentType", doc.ContentType},
+	} {
+		if !utf8.ValidString(f.s) {
+			return wireDocument{}, fmt.Errorf("%w: %s of document %q", ErrNotUTF8, f.name, doc.ID)
+		}
+	}
+	if !utf8.Valid(doc.HTML) {
+		return wireDocument{}, fmt.Errorf("%w: HTML of document %q: transcode it to UTF-8 and set ContentType to \"text/html; charset=utf-8\"", ErrNotUTF8, doc.ID)
+	}
+	w := wireDocument{
+		ID: doc.ID, URL: doc.URL, HTML: string(doc.HTML), Text: doc.Text,
+		ContentType: doc.ContentType, Priority: doc.Priority,
+	}
+	if !doc.FetchTime.IsZero() {
+		w.FetchTime = doc.FetchTime.Format(time.RFC3339Nano)
+	}
+	return w, nil
+}
+
+// Add checks the document against the stored ones and stores it (POST /v1/documents):
+// neardup.Detector.Check on the service, with the same verdict. An acknowledged add is
+// durable.
+//
+// Add is retried like every call (see Client). When an attempt was applied but its
+// answer lost, the retry re-adds the same id, which the service treats as a replacement
+// of the stored copy, never as its own match; the document ends up stored exactly once,
+// but the retry's verdict differs from the lost one: a document with a URL is then a
+// URL duplicate of itself (Kind URLDuplicate, Matches[0].ID == doc.ID, Survivor doc.ID,
+// Added false, although it is stored); one without a URL gets the verdict the lost
+// answer had, less any changes other clients made in between, with Added true.
+func (c *Client) Add(ctx context.Context, doc neardup.Document) (neardup.Verdict, error) {
+	return c.verdict(ctx, "/v1/documents", &doc)
+}
+
+// Check returns the verdict the document would get now, without storing it (POST
+// /v1/check): neardup.Detector.Peek on the service.
+func (c *Client) Check(ctx context.Context, doc neardup.Document) (neardup.Verdict, error) {
+	return c.verdict(ctx, "/v1/check", &doc)
+}
+
+func (c *Client) verdict(ctx context.Context, path string, doc *neardup.Document) (neardup.Verdict, error) {
+	var v neardup.Verdict
+	w, err := encode(doc)
+	if err != nil {
+		return v, err
+	}
+	err = c.call(ctx, http.MethodPost, path, &w, &v)
+	return v, err
+}
+
+// Result is one document's outcome in a batch: its verdict, or the error that kept it
+// from one.
+type Result struct {
+	Verdict neardup.Verdict
+	// Err is the document's own error (an *APIError with Status 0 from the service, or
+	// one wrapping ErrNotUTF8 from the client, which then does not send the document),
+	// or the error of the request that carried it.
+	Err error
+}
+
+// AddBatch adds the documents (POST /v1/documents:batch) and returns one Result for each,
+// in the order given. The documents go in requests of at most Options.BatchSize, sent
+// one after another, so the service sees them in order, as Add one by one would. A
+// repeated request is answered as a repeated Add is (see Add).
+//
+// The error is the first request that failed as a whole (after its retries); its
+// documents' Results carry it too and the others are good. A document that cannot be
+// encoded fails alone. Results are always len(docs) long.
+func (c *Client) AddBatch(ctx context.Context, docs []neardup.Document) ([]Result, error) {
+	return c.batch(ctx, docs, true)
+}
+
+// CheckBatch checks the documents without storing them, as Check does, and returns one
+// Result for each, in order. Its requests are sent up to Options.Concurrency at a time.
+// Results and the error are as AddBatch's.
+func (c *Client) CheckBatch(ctx context.Context, docs []neardup.Document) ([]Result, error) {
+	return c.batch(ctx, docs, false)
+}
+
+type wireBatch struct {
+	Documents []wireDocument `json:"documents"`
+	Add       bool           `json:"add"`
+}
+
+type wireResult struct {
+	Verdict *neardup.Verdict `json:"verdict"`
+	Error   *wireError       `json:"error"`
+}
+
+func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) ([]Result, error) {
+	res := make([]Result, len(docs))
+	// The encoded documents and where each one's result goes.
+	var wire []wireDocument
+	var at []int
+	for i := range docs {
+		w, err := encode(&docs[i])
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		wire = append(wire, w)
+		at = append(at, i)
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		next  int // the lowest failed chunk's start, so that the error is deterministic
+	)
+	send := func(lo, hi int) {
+		if err := c.chunk(ctx, wire[lo:hi], at[lo:hi], add, res); err != nil {
+			mu.Lock()
+			if first == nil || lo < next {
+				first, next = err, lo
+			}
+			mu.Unlock()
+		}
+	}
+	size := c.opt.BatchSize
+	if add || c.opt.Concurrency == 1 {
+		for lo := 0; lo < len(wire); lo += size {
+			send(lo, min(lo+size, len(wire)))
+		}
+		return res, first
+	}
+	sem := make(chan struct{}, c.opt.Concurrency)
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(wire); lo += size {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			send(lo, min(lo+size, len(wire)))
+		})
+	}
+	wg.Wait()
+	return res, first
+}
+
+// chunk sends one batch request and fills the results of its documents, halving the
+// request when the service says it is too large.
+func (c *Client) chunk(ctx context.Context, docs []wireDocument, at []int, add bool, res []Result) error {
+	var out struct {
+		Results []wireResult `json:"results"`
+	}
+	err := c.call(ctx, http.MethodPost, "/v1/documents:batch", &wireBatch{Documents: docs, Add: add}, &out)
+	var api *APIError
+	if errors.As(err, &api) && api.Status == http.StatusRequestEntityTooLarge && len(docs) > 1 {
+		h := len(docs) / 2
+		err1 := c.chunk(ctx, docs[:h], at[:h], add, res)
+		err2 := c.chunk(ctx, docs[h:], at[h:], add, res)
+		if err1 != nil {
+			return err1
+		}
+		return err2
+	}
+	if err == nil && len(out.Results) != len(docs) {
+		err = fmt.Errorf("client: POST /v1/documents:batch: %d results for %d documents", len(out.Results), len(docs))
+	}
+	for j, i := range at {
+		switch {
+		case err != nil:
+			res[i].Err = err
+		case out.Results[j].Error != nil:
+			e := out.Results[j].Error
+			res[i].Err = &APIError{Code: e.Code, Message: e.Message}
+		case out.Results[j].Verdict != nil:
+			res[i].Verdict = *out.Results[j].Verdict
+		default:
+			res[i].Err = fmt.Errorf("client: POST /v1/documents:batch: result %d has neither a verdict nor an error", j)
+		}
+	}
+	return err
+}
+
+// Stored is a document as the service keeps it (GET /v1/documents/{id}).
+type Stored struct {
+	neardup.Stored
+	// Near are the stored documents near its fingerprints, itself excluded: what Query
+	// with them answers.
+	Near []neardup.Match
+}
+
+type wireStored struct {
+	ID        string  `json:"id"`
+	URL       string  `json:"url"`
+	Priority  float64 `json:"priority"`
+	FetchTime string  `json:"fetch_time"`
+	LastSeen  string  `json:"last_seen"`
+	Title     string  `json:"title"`
+	Words     int     `json:"words"`
+	Method    string  `json:"method"`
+	SimHash   string  `json:"simhash"`
+	MinHash   string  `json:"minhash"`
+	Hashes    struct {
+		Raw  neardup.Hash `json:"raw"`
+		Text neardup.Hash `json:"text"`
+		Main neardup.Hash `json:"main"`
+	} `json:"hashes"`
+	Near []neardup.Match `json:"near"`
+}
+
+// Get returns the stored document with the id; ok is false when there is none (404
+// not_found).
+func (c *Client) Get(ctx context.Context, id string) (s Stored, ok bool, err error) {
+	var w wireStored
+	err = c.call(ctx, http.MethodGet, "/v1/documents/"+url.PathEscape(id), nil, &w)
+	if isNotFound(err) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, err
+	}
+	sim, err := parseSimHash(w.SimHash)
+	if err != nil {
+		return s, false, err
+	}
+	sig, err := parseMinHash(w.MinHash)
+	if err != nil {
+		return s, false, err
+	}
+	if s.FetchTime, err = parseTime("fetch_time", w.FetchTime); err != nil {
+		return s, false, err
+	}
+	if s.LastSeen, err = parseTime("last_seen", w.LastSeen); err != nil {
+		return s, false, err
+	}
+	s.ID, s.Priority = w.ID, w.Priority
+	s.URL, s.Title, s.Words, s.Method = w.URL, w.Title, w.Words, w.Method
+	s.Raw, s.Text, s.Main = w.Hashes.Raw, w.Hashes.Text, w.Hashes.Main
+	s.SimHash, s.MinHash, s.Near = sim, sig, w.Near
+	return s, true, nil
+}
+
+// Delete deletes the stored document with the id (DELETE /v1/documents/{id}) and reports
+// whether there was one. When an attempt was applied but its answer lost, the retry
+// finds nothing and Delete reports false: the document is gone either way. The
+// pre-screen keeps the document's keys until the service rebuilds its filter.
+func (c *Client) Delete(ctx context.Context, id string) (bool, error) {
+	var out struct {
+		Deleted bool `json:"deleted"`
+	}
+	err := c.call(ctx, http.MethodDelete, "/v1/documents/"+url.PathEscape(id), nil, &out)
+	if isNotFound(err) {
+		return false, nil
+	}
+	return out.Deleted, err
+}
+
+func isNotFound(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.Status == http.StatusNotFound && api.Code == "not_found"
+}
+
+// Query returns the stored documents near raw fingerprints (POST
+// /v1/fingerprints/query), as neardup.Detector.Near does: a SimHash when q.HasSimHash, a
+// MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
+// from a Fingerprinter with the service's options. A query with neither is an error
+// without a request.
+func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+	if !q.HasSimHash && len(q.MinHash) == 0 {
+		return nil, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
+	}
+	var in struct {
+		SimHash string `json:"simhash,omitempty"`
+		MinHash string `json:"minhash,omitempty"`
+	}
+	if q.HasSimHash {
+		in.SimHash = fmt.Sprintf("%016x", q.SimHash)
+	}
+	if len(q.MinHash) > 0 {
+		b := make([]byte, 0, 4*len(q.MinHash))
+		for _, v := range q.MinHash {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		in.MinHash = hex.EncodeToString(b)
+	}
+	var out struct {
+		Matches []neardup.Match `json:"matches"`
+	}
+	err := c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
+	return out.Matches, err
+}
+
+// parseTime reads an RFC 3339 time; "" is the zero time.
+func parseTime(name, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, fmt.Errorf("client: %s: %w", name, err)
+	}
+	return t, nil
+}
+
+func parseSimHash(s string) (uint64, error) {
+	if len(s) != 16 {
+		return 0, fmt.Errorf("client: simhash %q: want 16 hex digits", s)
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("client: simhash %q: %w", s, err)
+	}
+	return v, nil
+}
+
+func parseMinHash(s string) (minhash.Signature, error) {
+	if s == "" {
+		return nil, nil // NoMinHash
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b)%4 != 0 {
+		return nil, fmt.Errorf("client: minhash of %d hex digits: want 8 for each value", len(s))
+	}
+	sig := make(minhash.Signature, len(b)/4)
+	for i := range sig {
+		sig[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return sig, nil
+}
+
+// Stats is the service's GET /v1/stats.
+type Stats struct {
+	// Documents is the number of stored documents.
+	Documents int64 `json:"documents"`
+	// UptimeSeconds is how long the service has run.
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	// Verdicts counts the verdicts given since start, by kind name ("unique", ...).
+	Verdicts map[string]int64 `json:"verdicts"`
+	// Options are the detector's options as the service reports them ("near",
+	// "distance", "threshold", "minhash_k", "max_age", ...).
+	Options map[string]any `json:"options"`
+	// Store says where the index lives.
+	Store struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	} `json:"store"`
+}
+
+// Stats returns the service's statistics.
+func (c *Client) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := c.call(ctx, http.MethodGet, "/v1/stats", nil, &s)
+	return s, err
+}
