@@ -106,13 +106,9 @@ func newSynthCorpus(seed uint64, size, edits int, plant float64) (*synthCorpus, 
 	if err != nil {
 		return nil, fmt.Errorf("the synthetic corpus learns its words from ../shared/eval: %w", err)
 	}
-	articles, err := evaldata.AEB(root)
+	texts, err := evaldata.AEBBodies(root)
 	if err != nil {
 		return nil, err
-	}
-	var texts []string
-	for _, a := range articles {
-		texts = append(texts, a.Body)
 	}
 	return &synthCorpus{m: evaldata.NewMarkov(texts), seed: seed, size: size, edits: edits, plant: plant}, nil
 }
