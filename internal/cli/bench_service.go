@@ -37,7 +37,8 @@ request n is due n/R seconds into the run, the next free client sends it, and it
 latency is measured from when it was due, so a service that falls behind shows the
 queueing in its latencies instead of being sent fewer requests (coordinated omission).
 
-The documents are bench dedup's synthetic English: about --size bytes of text, a share
+The documents are bench dedup's synthetic English (its word model is learnt from
+../shared/eval; $NEARDUP_EVAL points elsewhere): about --size bytes of text, a share
 --dup-rate of them near copies of earlier documents (3 words changed), and a share
 --url-dup-rate of those at their original's URL too. Document i has id "doc-i" and URL
 "https://bench.example/s<i mod 1000>/i" and is made from (--seed, i) alone, so --start
@@ -70,7 +71,8 @@ The README figures (2 cores, loopback, 1M documents of 2 KB in the store):
   neardup bench service --mode query --rate 15000 --duration 30s
 
 The two closed loops measure throughput (goals: 5000 documents/s, 30000 queries/s), the
-two open loops the p99 latency at half those rates (goal: 10 ms). Give each add run a
+two open loops the p99 latency at half those rates (goal: 10 ms). This generator's own
+CPU time, in the report, is taken from the same 2 cores. Give each add run a
 --start past the documents earlier runs added (the next --start each prints), so that
 they are new to the service.
 `,
@@ -100,10 +102,10 @@ type benchServiceCmd struct {
 func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.addr, "addr", "http://127.0.0.1:8080", "the service's base `URL` (default http://127.0.0.1:8080)")
-	fs.StringVar(&c.token, "token", "", "send `T` as the bearer token (write scope for add, mixed and --preload)\n(default none)")
+	fs.StringVar(&c.token, "token", "", "send `T` as the bearer token (write scope for add, mixed and --preload)\n(default \"\": none)")
 	fs.StringVar(&c.mode, "mode", "add", "send `MODE` requests: add, check, query or mixed (default add)")
-	fs.IntVar(&c.clients, "clients", 32, "send from `N` concurrent clients (default 32; --preload: 8)")
-	fs.DurationVar(&c.duration, "duration", 30*time.Second, "measure for `D` (default 30s unless --requests is given)")
+	fs.IntVar(&c.clients, "clients", 32, "send from `N` concurrent clients (default 32: 8 with --preload)")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "measure for `D` (default 30s: not with --requests)")
 	fs.IntVar(&c.requests, "requests", 0, "measure `N` requests instead of a duration (default 0: use --duration)")
 	fs.Float64Var(&c.rate, "rate", 0, "send `R` requests/s in all, an open loop; 0 is a closed loop, as fast as\nthe clients go (default 0)")
 	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "send requests for `D` before measuring, not counted (default 5s)")
@@ -112,7 +114,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.start, "start", 0, "begin at document `I` (doc-I), to keep runs' documents apart (default 0)")
 	fs.Float64Var(&c.dupRate, "dup-rate", 0.1, "make a share `RATE` of the documents near copies of earlier ones\n(default 0.1)")
 	fs.Float64Var(&c.urlDupRate, "url-dup-rate", 0.25, "give a share `RATE` of the near copies their original's URL (default 0.25)")
-	fs.IntVar(&c.batch, "batch", 1, "send `B` documents to a request to /v1/documents:batch when B > 1, up\nto 1000 (default 1; --preload: 500)")
+	fs.IntVar(&c.batch, "batch", 1, "send `B` documents to a request to /v1/documents:batch when B > 1, up\nto 1000 (default 1: single documents; 500 with --preload)")
 	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
@@ -286,7 +288,7 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 		clients[i] = &loadClient{w: w, corpus: docs.corpus.clone()}
 	}
 	phase := loadPhase{duration: c.duration, requests: int64(c.requests), rate: c.rate}
-	progress := func(name string, p loadPhase) *progress {
+	phaseBar := func(name string, p loadPhase) *progress {
 		w.sent.Store(0)
 		w.failed.Store(0)
 		t0 := time.Now()
@@ -301,14 +303,14 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 	}
 	if c.warmup > 0 {
 		wp := loadPhase{duration: c.warmup, rate: c.rate}
-		bar := progress("warmup", wp)
+		bar := phaseBar("warmup", wp)
 		w.run(ctx, clients, wp)
 		bar.done()
 	}
 	firstDoc := w.docSeq.Load()
 	w.encoded.Store(0)
 	user0, sys0, cpuOK := cpuTime()
-	bar = progress("measure", phase)
+	bar = phaseBar("measure", phase)
 	elapsed := w.run(ctx, clients, phase)
 	bar.done()
 	user1, sys1, _ := cpuTime()
