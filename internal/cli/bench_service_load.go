@@ -49,6 +49,7 @@ type loadTarget struct {
 	token  string
 	client *http.Client
 	stderr io.Writer
+	mu     sync.Mutex   // held while writing to stderr, which clients share
 	shown  atomic.Int64 // errors printed so far
 	prefix string       // "neardup bench service: "
 }
@@ -93,9 +94,12 @@ func (t *loadTarget) post(ctx context.Context, path string, body []byte, resp *b
 // showError prints one failed request, the first maxErrorsShown of them.
 func (t *loadTarget) showError(path string, status int, body []byte, err error) {
 	n := t.shown.Add(1)
-	switch {
-	case n > maxErrorsShown:
+	if n > maxErrorsShown {
 		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
 	case err != nil:
 		fmt.Fprintf(t.stderr, "%sPOST %s: %v\n", t.prefix, path, t.describe(err))
 	default:
