@@ -98,6 +98,29 @@ type synthCorpus struct {
 	buf         []byte
 }
 
+// newSynthCorpus returns the corpus of the seed: documents of about size bytes, a share
+// plant of them near copies of earlier ones with edits words replaced. It learns its words
+// from the article bodies of ../shared/eval (evaldata.Root).
+func newSynthCorpus(seed uint64, size, edits int, plant float64) (*synthCorpus, error) {
+	root, err := evaldata.Root()
+	if err != nil {
+		return nil, fmt.Errorf("the synthetic corpus learns its words from ../shared/eval: %w", err)
+	}
+	texts, err := evaldata.AEBBodies(root)
+	if err != nil {
+		return nil, err
+	}
+	return &synthCorpus{m: evaldata.NewMarkov(texts), seed: seed, size: size, edits: edits, plant: plant}, nil
+}
+
+// clone returns a copy of s with its own scratch buffers, for another goroutine: text
+// is not safe for concurrent use, the model is read-only.
+func (s *synthCorpus) clone() *synthCorpus {
+	c := *s
+	c.words, c.buf = nil, nil
+	return &c
+}
+
 // original returns the index of the document that document i copies, or -1.
 func (s *synthCorpus) original(i int) int {
 	r := rand.New(rand.NewPCG(s.seed, uint64(i)<<1|1))
@@ -142,19 +165,10 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	case c.edits < 0:
 		return usagef("--edits %d: use 0 or more", c.edits)
 	}
-	root, err := evaldata.Root()
-	if err != nil {
-		return fmt.Errorf("bench dedup learns its words from ../shared/eval: %w", err)
-	}
-	articles, err := evaldata.AEB(root)
+	s, err := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
 	if err != nil {
 		return err
 	}
-	var texts []string
-	for _, a := range articles {
-		texts = append(texts, a.Body)
-	}
-	s := &synthCorpus{m: evaldata.NewMarkov(texts), seed: c.seed, size: c.size, edits: c.edits, plant: c.plant}
 
 	if c.jsonl != "" {
 		return writeFile(c.jsonl, func(w io.Writer) error {

@@ -12,6 +12,9 @@
 //	                [--json] [--max-bytes N] A B
 //	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
+//	neardup bench service [--addr URL] [--mode add|check|query|mixed] [--clients N]
+//	                [--duration D|--requests N] [--rate R] [--batch B] [--start I] [--json]
+//	neardup bench service --preload N [--start I] [--addr URL]
 //	neardup extract [--json] [--content-type CT] [--url U] [--max-bytes N] [--timeout D]
 //	                [FILE...|-]
 //	neardup serve [--data DIR] [--addr HOST:PORT] [--tokens FILE] [--max-body N] [--max-batch N]

@@ -14,32 +14,52 @@ import (
 	"github.com/neardup/neardup/corpus"
 )
 
-// progress is the progress bar of a long command: the input bytes read of the total (with
-// MB/s and ETA) and the documents done per second, with the stage. Commands show it on
-// standard error when that is a terminal and --quiet is off; otherwise every method does
-// nothing.
+// progress is the progress bar of a long command. newProgress makes dedup's: the input
+// bytes read of the total (with MB/s and ETA) and the documents done per second, with the
+// stage; newCountProgress makes one of any count (requests, documents, milliseconds of a
+// timed run) with a description the command writes. Commands show it on standard error
+// when that is a terminal and --quiet is off; otherwise every method does nothing.
 type progress struct {
-	bar   *progressbar.ProgressBar
-	stats func() corpus.Stats
-	docs  *atomic.Int64
-	start time.Time
-	name  atomic.Value // the stage
-	stop  chan struct{}
-	wg    sync.WaitGroup
+	bar      *progressbar.ProgressBar
+	current  func() int64  // how far along, of the bar's total
+	describe func() string // the text before the bar
+	name     atomic.Value  // the stage
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
+// newProgress returns dedup's bar: stats' Bytes of Total, and docs per second.
 func newProgress(w io.Writer, show bool, stats func() corpus.Stats, docs *atomic.Int64) *progress {
-	p := &progress{stats: stats, docs: docs, start: time.Now()}
-	if !show {
-		return p
+	p := &progress{current: func() int64 { return stats().Bytes }}
+	start := time.Now()
+	p.describe = func() string {
+		n := docs.Load()
+		rate := float64(n) / max(time.Since(start).Seconds(), 1e-3)
+		return fmt.Sprintf("%-8s %d docs (%.0f/s)", p.stageName(), n, rate)
 	}
-	p.bar = progressbar.NewOptions64(stats().Total,
+	if show {
+		p.start(w, stats().Total, progressbar.OptionShowBytes(true))
+	}
+	return p
+}
+
+// newCountProgress returns a bar of done() out of total, described by describe (which
+// may call stageName). The bar shows the elapsed and the estimated remaining time.
+func newCountProgress(w io.Writer, show bool, total int64, done func() int64, describe func() string) *progress {
+	p := &progress{current: done, describe: describe}
+	if show {
+		p.start(w, total)
+	}
+	return p
+}
+
+func (p *progress) start(w io.Writer, total int64, opts ...progressbar.Option) {
+	p.bar = progressbar.NewOptions64(total, append([]progressbar.Option{
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionShowBytes(true),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionClearOnFinish(),
-	)
+	}, opts...)...)
 	p.stop = make(chan struct{})
 	p.wg.Go(func() {
 		t := time.NewTicker(250 * time.Millisecond)
@@ -53,15 +73,11 @@ func newProgress(w io.Writer, show bool, stats func() corpus.Stats, docs *atomic
 			}
 		}
 	})
-	return p
 }
 
 func (p *progress) update() {
-	n := p.docs.Load()
-	rate := float64(n) / max(time.Since(p.start).Seconds(), 1e-3)
-	stage, _ := p.name.Load().(string)
-	p.bar.Describe(fmt.Sprintf("%-8s %d docs (%.0f/s)", stage, n, rate))
-	p.bar.Set64(p.stats().Bytes)
+	p.bar.Describe(p.describe())
+	p.bar.Set64(p.current())
 }
 
 // isTerminal reports whether w is a terminal, where a progress bar belongs.
@@ -73,6 +89,12 @@ func isTerminal(w io.Writer) bool {
 // stage names what is being done now.
 func (p *progress) stage(name string) {
 	p.name.Store(name)
+}
+
+// stageName returns the name given to stage, or "".
+func (p *progress) stageName() string {
+	s, _ := p.name.Load().(string)
+	return s
 }
 
 // done removes the bar.

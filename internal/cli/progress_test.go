@@ -29,3 +29,17 @@ func TestProgress(t *testing.T) {
 		t.Fatal("a hidden bar wrote, or a buffer is a terminal")
 	}
 }
+
+func TestCountProgress(t *testing.T) {
+	var out bytes.Buffer
+	var n atomic.Int64
+	var p *progress
+	p = newCountProgress(&out, true, 200, n.Load, func() string { return p.stageName() + " requests" })
+	p.stage("warmup")
+	n.Store(50)
+	p.update()
+	p.done()
+	if s := out.String(); !strings.Contains(s, "warmup requests") || !strings.Contains(s, "25%") || strings.Contains(s, "B/s") {
+		t.Fatalf("progress bar %q", s)
+	}
+}

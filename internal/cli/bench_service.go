@@ -1,0 +1,497 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+var benchServiceCommand = &command{
+	name:    "bench service",
+	args:    "",
+	summary: "load-test a running neardup service over HTTP: throughput, latency, errors",
+	about: `Measures a running neardup service (neardup serve) over its HTTP API: --clients
+concurrent clients send check-and-add requests (--mode add: POST /v1/documents), checks
+(check: POST /v1/check), raw fingerprint queries (query: POST /v1/fingerprints/query), or
+the three in turn (mixed), for --duration or --requests, after a --warmup whose requests
+are not counted. With --batch B > 1, adds and checks go B documents to a request to
+/v1/documents:batch.
+
+--rate 0 runs a closed loop: each client sends its next request when the last one is
+answered, so the rate is what the service sustains. --rate R > 0 runs an open loop:
+request n is due n/R seconds into the run, the next free client sends it, and its
+latency is measured from when it was due, so a service that falls behind shows the
+queueing in its latencies instead of being sent fewer requests (coordinated omission).
+
+The documents are bench dedup's synthetic English (its word model is learnt from
+../shared/eval; $NEARDUP_EVAL points elsewhere): about --size bytes of text, a share
+--dup-rate of them near copies of earlier documents (3 words changed), and a share
+--url-dup-rate of those at their original's URL too. Document i has id "doc-i" and URL
+"https://bench.example/s<i mod 1000>/i" and is made from (--seed, i) alone, so --start
+says exactly which documents a run sends, and the report prints the --start that follows
+them. Query mode sends the SimHash and MinHash of documents --start onwards, fingerprinted
+here with the default options (after a preload, documents the service holds). Up to
+--pool request bodies are encoded before the timed phase (the service should measure,
+not this generator); a longer add or check run encodes the rest as it goes, and the
+report counts those.
+
+Reports the requests, the errors by HTTP status (the first few error responses go to
+standard error), requests and documents per second, the latency p50, p90, p99, p99.9 and
+max of each kind of request (2xx responses; a log-linear histogram, within 1%), the
+verdicts, and the CPU time of this process over the measured phase (user+sys, from
+getrusage), as the generator shares the machine with the service. With --json the report
+goes to standard error and standard output gets one JSON object. A progress bar shows on
+standard error when it is a terminal.
+
+--preload N fills the service instead: N documents from --start, 500 to a batch
+request from 8 clients (--batch and --clients change that), showing the documents per
+second. When a batch fails it stops and names the --start to resume from.
+
+The README figures (2 cores, loopback, 1M documents of 2 KB in the store):
+
+  neardup serve --data DIR &
+  neardup bench service --preload 1000000
+  neardup bench service --mode add --start 1000000 --pool 200000 --duration 30s
+  neardup bench service --mode query --duration 30s
+  neardup bench service --mode add --start 1200000 --rate 2500 --duration 30s
+  neardup bench service --mode query --rate 15000 --duration 30s
+
+The two closed loops measure throughput (goals: 5000 documents/s, 30000 queries/s), the
+two open loops the p99 latency at half those rates (goal: 10 ms). This generator's own
+CPU time, in the report, is taken from the same 2 cores. Give each add run a
+--start past the documents earlier runs added (the next --start each prints), so that
+they are new to the service.
+`,
+	new: func() runner { return &benchServiceCmd{} },
+}
+
+// Limits of bench service's flags.
+const (
+	maxLoadClients = 10_000
+	maxLoadBatch   = 1000 // the service's default batch limit
+	preloadBatch   = 500
+	preloadClients = 8
+)
+
+// benchServiceCmd is "neardup bench service".
+type benchServiceCmd struct {
+	fs                         *flag.FlagSet // to tell flags given from defaults
+	addr, token, mode          string
+	clients, size, batch, pool int
+	requests, start, preload   int
+	duration, warmup           time.Duration
+	rate, dupRate, urlDupRate  float64
+	seed                       uint64
+	json                       bool
+}
+
+func (c *benchServiceCmd) define(fs *flag.FlagSet) {
+	c.fs = fs
+	fs.StringVar(&c.addr, "addr", "http://127.0.0.1:8080", "the service's base `URL` (default http://127.0.0.1:8080)")
+	fs.StringVar(&c.token, "token", "", "send `T` as the bearer token (write scope for add, mixed and --preload)\n(default \"\": none)")
+	fs.StringVar(&c.mode, "mode", "add", "send `MODE` requests: add, check, query or mixed (default add)")
+	fs.IntVar(&c.clients, "clients", 32, "send from `N` concurrent clients (default 32: 8 with --preload)")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "measure for `D` (default 30s: not with --requests)")
+	fs.IntVar(&c.requests, "requests", 0, "measure `N` requests instead of a duration (default 0: use --duration)")
+	fs.Float64Var(&c.rate, "rate", 0, "send `R` requests/s in all, an open loop; 0 is a closed loop, as fast as\nthe clients go (default 0)")
+	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "send requests for `D` before measuring, not counted (default 5s)")
+	fs.IntVar(&c.size, "size", 2000, "make each document about `BYTES` of text (default 2000)")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed the documents with `S` (default 1)")
+	fs.IntVar(&c.start, "start", 0, "begin at document `I` (doc-I), to keep runs' documents apart (default 0)")
+	fs.Float64Var(&c.dupRate, "dup-rate", 0.1, "make a share `RATE` of the documents near copies of earlier ones\n(default 0.1)")
+	fs.Float64Var(&c.urlDupRate, "url-dup-rate", 0.25, "give a share `RATE` of the near copies their original's URL (default 0.25)")
+	fs.IntVar(&c.batch, "batch", 1, "send `B` documents to a request to /v1/documents:batch when B > 1, up\nto 1000 (default 1: single documents; 500 with --preload)")
+	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
+	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
+	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
+}
+
+// given reports whether the flag was on the command line.
+func (c *benchServiceCmd) given(name string) bool {
+	found := false
+	c.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// loadOps returns the operations of a mode, or nil for an unknown one.
+func loadOps(mode string) []loadOp {
+	switch mode {
+	case "add":
+		return []loadOp{opAdd}
+	case "check":
+		return []loadOp{opCheck}
+	case "query":
+		return []loadOp{opQuery}
+	case "mixed":
+		return []loadOp{opAdd, opCheck, opQuery}
+	}
+	return nil
+}
+
+func isRate(r float64) bool { return r >= 0 && r <= 1 }
+
+// validate checks the flags and settles the defaults that depend on others.
+func (c *benchServiceCmd) validate(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q: bench service generates its requests; the service is --addr", args[0])
+	}
+	u, err := url.Parse(c.addr)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("--addr %q: give the service's base URL, e.g. http://127.0.0.1:8080", c.addr)
+	}
+	c.addr = strings.TrimRight(c.addr, "/")
+	switch {
+	case c.size < 1:
+		return usagef("--size %d: use 1 or more bytes", c.size)
+	case c.start < 0:
+		return usagef("--start %d: use 0 or more", c.start)
+	case !isRate(c.dupRate):
+		return usagef("--dup-rate %v: use a share from 0 to 1", c.dupRate)
+	case !isRate(c.urlDupRate):
+		return usagef("--url-dup-rate %v: use a share from 0 to 1", c.urlDupRate)
+	case c.preload < 0:
+		return usagef("--preload %d: use 1 or more documents", c.preload)
+	}
+	if c.preload > 0 {
+		for _, f := range []string{"mode", "duration", "requests", "rate", "warmup", "pool"} {
+			if c.given(f) {
+				return usagef("--%s is for measuring runs; --preload only adds documents", f)
+			}
+		}
+		if !c.given("batch") {
+			c.batch = preloadBatch
+		}
+		if !c.given("clients") {
+			c.clients = preloadClients
+		}
+	}
+	ops := loadOps(c.mode)
+	switch {
+	case ops == nil:
+		return usagef("--mode %q: use add, check, query or mixed", c.mode)
+	case c.clients < 1 || c.clients > maxLoadClients:
+		return usagef("--clients %d: use 1 to %d", c.clients, maxLoadClients)
+	case c.batch < 1 || c.batch > maxLoadBatch:
+		return usagef("--batch %d: use 1 to %d documents a request", c.batch, maxLoadBatch)
+	case c.batch > 1 && c.mode == "query":
+		return usagef("--batch %d: queries are not batched; drop --batch or use --mode add or check", c.batch)
+	case c.requests < 0:
+		return usagef("--requests %d: use 1 or more", c.requests)
+	case c.requests > 0 && c.given("duration"):
+		return usagef("--requests and --duration both given: a run ends after one of them")
+	case c.requests == 0 && c.duration <= 0:
+		return usagef("--duration %v: use a positive duration, e.g. 30s", c.duration)
+	case c.warmup < 0:
+		return usagef("--warmup %v: use 0 or a positive duration", c.warmup)
+	case !(c.rate >= 0) || math.IsInf(c.rate, 1):
+		return usagef("--rate %v: use 0 (closed loop) or requests per second", c.rate)
+	case c.pool < 1:
+		return usagef("--pool %d: use 1 or more", c.pool)
+	}
+	if c.requests > 0 {
+		c.duration = 0
+	}
+	return nil
+}
+
+// poolSize returns how many documents (n) and queries (q) to encode before the timed
+// phase: what the run will use when that is known, at most --pool.
+func (c *benchServiceCmd) poolSize(ops []loadOp) (docs, queries int) {
+	est := -1.0 // requests in warmup and measurement; -1: unknown
+	switch {
+	case c.rate > 0 && c.requests > 0:
+		est = math.Ceil(c.rate*c.warmup.Seconds()) + float64(c.requests)
+	case c.rate > 0:
+		est = math.Ceil(c.rate * (c.warmup + c.duration).Seconds())
+	case c.requests > 0 && c.warmup == 0:
+		est = float64(c.requests)
+	}
+	docs, queries = c.pool, c.pool
+	if est >= 0 {
+		docs = int(min(float64(c.pool), est*float64(c.batch)))
+		queries = int(min(float64(c.pool), est))
+	}
+	if !slices.Contains(ops, opQuery) {
+		queries = 0
+	}
+	if ops[0] == opQuery {
+		docs = 0
+	}
+	return docs, queries
+}
+
+func (c *benchServiceCmd) run(e *env, args []string) error {
+	if err := c.validate(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	target := newLoadTarget(c.addr, c.token, c.clients, e.stderr)
+	if err := target.waitReady(ctx); err != nil {
+		return err
+	}
+	corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+	if err != nil {
+		return err
+	}
+	docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
+	if c.preload > 0 {
+		return c.runPreload(ctx, e, target, docs)
+	}
+	return c.runLoad(ctx, e, target, docs)
+}
+
+// runLoad is a measuring run.
+func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
+	ops := loadOps(c.mode)
+	w := &loadWorkload{target: target, docs: docs, ops: ops, start: c.start, batch: c.batch}
+	show := isTerminal(e.stderr)
+
+	// Encode before the timed phase.
+	nDocs, nQueries := c.poolSize(ops)
+	var made atomic.Int64
+	bar := newCountProgress(e.stderr, show, int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
+	var err error
+	w.bodies, err = prepare(nDocs, docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+		b, text := docs.appendJSON(nil, s, c.start+k, text)
+		return b, text, nil
+	})
+	if err == nil && nQueries > 0 {
+		var f *neardup.Fingerprinter
+		if f, err = neardup.NewFingerprinter(neardup.Options{}); err == nil {
+			w.queries, err = prepare(nQueries, docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+				return docs.query(s, f, c.start+k, text)
+			})
+		}
+	}
+	bar.done()
+	if err != nil {
+		return err
+	}
+
+	clients := make([]*loadClient, c.clients)
+	for i := range clients {
+		clients[i] = &loadClient{w: w, corpus: docs.corpus.clone()}
+	}
+	phase := loadPhase{duration: c.duration, requests: int64(c.requests), rate: c.rate}
+	phaseBar := func(name string, p loadPhase) *progress {
+		w.sent.Store(0)
+		w.failed.Store(0)
+		t0 := time.Now()
+		total, done := p.requests, w.sent.Load
+		if total == 0 {
+			total, done = p.duration.Milliseconds(), func() int64 { return time.Since(t0).Milliseconds() }
+		}
+		return newCountProgress(e.stderr, show, total, done, func() string {
+			n := w.sent.Load()
+			return fmt.Sprintf("%-7s %d requests (%.0f/s), %d errors", name, n, float64(n)/max(time.Since(t0).Seconds(), 1e-3), w.failed.Load())
+		})
+	}
+	if c.warmup > 0 {
+		wp := loadPhase{duration: c.warmup, rate: c.rate}
+		bar := phaseBar("warmup", wp)
+		w.run(ctx, clients, wp)
+		bar.done()
+	}
+	firstDoc := w.docSeq.Load()
+	w.encoded.Store(0)
+	user0, sys0, cpuOK := cpuTime()
+	bar = phaseBar("measure", phase)
+	elapsed := w.run(ctx, clients, phase)
+	bar.done()
+	user1, sys1, _ := cpuTime()
+
+	stats := newLoadStats()
+	for _, cl := range clients {
+		stats.merge(&cl.stats)
+	}
+	res := c.result(stats, elapsed)
+	res.FirstDoc = c.start + int(firstDoc)
+	res.NextStart = c.start + int(w.docSeq.Load())
+	res.Prepared = len(w.bodies) + len(w.queries)
+	res.EncodedInRun = w.encoded.Load()
+	if cpuOK {
+		res.CPUUserSeconds, res.CPUSysSeconds = (user1 - user0).Seconds(), (sys1 - sys0).Seconds()
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+	}
+	report := e.stdout
+	if c.json {
+		report = e.stderr
+	}
+	if err := writeLoadReport(report, res, cpuOK); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	if c.json {
+		b, _ := json.Marshal(res)
+		if _, err := e.stdout.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+	}
+	return nil
+}
+
+// latencySummary is the latency of one kind of request, in milliseconds.
+type latencySummary struct {
+	Requests int64   `json:"requests"` // 2xx responses measured
+	P50      float64 `json:"p50_ms"`
+	P90      float64 `json:"p90_ms"`
+	P99      float64 `json:"p99_ms"`
+	P999     float64 `json:"p99_9_ms"`
+	Max      float64 `json:"max_ms"`
+	Mean     float64 `json:"mean_ms"`
+}
+
+// benchServiceResult is the JSON report of a measuring run of bench service.
+type benchServiceResult struct {
+	Mode       string  `json:"mode"`
+	Addr       string  `json:"addr"`
+	Clients    int     `json:"clients"`
+	Rate       float64 `json:"rate"` // requests/s scheduled; 0: closed loop
+	Batch      int     `json:"batch"`
+	Size       int     `json:"size"`
+	Seed       uint64  `json:"seed"`
+	DupRate    float64 `json:"dup_rate"`
+	URLDupRate float64 `json:"url_dup_rate"`
+	Start      int     `json:"start"`
+	FirstDoc   int     `json:"first_doc"`  // the first document of the measured phase
+	NextStart  int     `json:"next_start"` // the first document no request carried
+
+	WarmupSeconds     float64                   `json:"warmup_seconds"`
+	Seconds           float64                   `json:"seconds"` // the measured phase
+	Requests          int64                     `json:"requests"`
+	Docs              int64                     `json:"docs"` // documents in 2xx add and check responses
+	Errors            int64                     `json:"errors"`
+	Status            map[string]int64          `json:"status"` // responses by HTTP status
+	TransportErrors   int64                     `json:"transport_errors"`
+	RequestsPerSecond float64                   `json:"requests_per_second"`
+	DocsPerSecond     float64                   `json:"docs_per_second"`
+	Latency           map[string]latencySummary `json:"latency"` // by kind: add, check, query
+	Verdicts          map[string]int64          `json:"verdicts"`
+	Added             int64                     `json:"added"`
+	ItemErrors        map[string]int64          `json:"item_errors"` // batch results with an error, by code
+	Queries           int64                     `json:"queries"`     // 2xx query responses
+	QueriesMatched    int64                     `json:"queries_matched"`
+	Matches           int64                     `json:"matches"`
+	Prepared          int                       `json:"prepared"`       // bodies encoded before the timed phase
+	EncodedInRun      int64                     `json:"encoded_in_run"` // documents encoded during it
+	CPUUserSeconds    float64                   `json:"cpu_user_seconds"`
+	CPUSysSeconds     float64                   `json:"cpu_sys_seconds"`
+	Interrupted       bool                      `json:"interrupted"`
+}
+
+func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServiceResult {
+	res := benchServiceResult{
+		Mode: c.mode, Addr: c.addr, Clients: c.clients, Rate: c.rate, Batch: c.batch, Size: c.size,
+		Seed: c.seed, DupRate: c.dupRate, URLDupRate: c.urlDupRate, Start: c.start,
+		WarmupSeconds: c.warmup.Seconds(), Seconds: elapsed.Seconds(),
+		Errors: s.errors(), Status: map[string]int64{}, TransportErrors: s.transport,
+		Latency: map[string]latencySummary{}, Verdicts: s.verdicts, Added: s.added, ItemErrors: s.itemErrors,
+		QueriesMatched: s.matched, Matches: s.matches,
+	}
+	for code, n := range s.status {
+		res.Status[strconv.Itoa(code)] = n
+	}
+	for op := range numOps {
+		res.Requests += s.requests[op]
+		res.Docs += s.docs[op]
+		h := &s.latency[op]
+		if s.requests[op] == 0 {
+			continue
+		}
+		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+		res.Latency[opNames[op]] = latencySummary{Requests: int64(h.n),
+			P50: ms(h.quantile(0.5)), P90: ms(h.quantile(0.9)), P99: ms(h.quantile(0.99)),
+			P999: ms(h.quantile(0.999)), Max: ms(h.max), Mean: ms(h.mean())}
+	}
+	res.Queries = int64(s.latency[opQuery].n)
+	if secs := elapsed.Seconds(); secs > 0 {
+		res.RequestsPerSecond = float64(res.Requests) / secs
+		res.DocsPerSecond = float64(res.Docs) / secs
+	}
+	return res
+}
+
+// sortedCounts formats counts as "k1 n1, k2 n2" in key order, or none.
+func sortedCounts[V int64 | int](m map[string]V, sep string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s%s%d", k, sep, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeLoadReport writes the human-readable report of a measuring run.
+func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	loop := "closed loop"
+	if r.Rate > 0 {
+		loop = fmt.Sprintf("open loop at %g requests/s", r.Rate)
+	}
+	fmt.Fprintf(tw, "bench service\t%s at %s, %d clients, %s, batch %d\n", r.Mode, r.Addr, r.Clients, loop, r.Batch)
+	if r.Interrupted {
+		fmt.Fprintf(tw, "interrupted\tthe figures cover the run until the interrupt\n")
+	}
+	if r.Mode != "query" {
+		fmt.Fprintf(tw, "documents\tdoc-%d to doc-%d measured (%d bytes of text, %g near copies, %g of them at their original's URL, seed %d); next --start %d\n",
+			r.FirstDoc, r.NextStart-1, r.Size, r.DupRate, r.URLDupRate, r.Seed, r.NextStart)
+	}
+	fmt.Fprintf(tw, "requests\t%d in %.2f s after %.1f s of warmup: %.1f requests/s", r.Requests, r.Seconds, r.WarmupSeconds, r.RequestsPerSecond)
+	if r.Docs > 0 {
+		fmt.Fprintf(tw, ", %.1f documents/s", r.DocsPerSecond)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "status\t%s\n", sortedCounts(r.Status, ": "))
+	errs := fmt.Sprintf("%d", r.Errors)
+	if r.TransportErrors > 0 {
+		errs += fmt.Sprintf(" (%d without a response)", r.TransportErrors)
+	}
+	if len(r.ItemErrors) > 0 {
+		errs += "; batch items: " + sortedCounts(r.ItemErrors, " ")
+	}
+	fmt.Fprintf(tw, "errors\t%s\n", errs)
+	for _, op := range opNames {
+		l, ok := r.Latency[op]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "latency %s\tp50 %.3f ms, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f (mean %.3f, %d responses)\n",
+			op, l.P50, l.P90, l.P99, l.P999, l.Max, l.Mean, l.Requests)
+	}
+	if r.Mode != "query" {
+		fmt.Fprintf(tw, "verdicts\t%s; added %d\n", sortedCounts(r.Verdicts, " "), r.Added)
+	}
+	if r.Queries > 0 {
+		fmt.Fprintf(tw, "queries\t%d answered, %d with matches, %d matches\n", r.Queries, r.QueriesMatched, r.Matches)
+	}
+	cpu := "CPU time unknown on this system"
+	if cpuOK {
+		t := r.CPUUserSeconds + r.CPUSysSeconds
+		cpu = fmt.Sprintf("%.2f s CPU (user %.2f, sys %.2f), %.2f cores", t, r.CPUUserSeconds, r.CPUSysSeconds, t/max(r.Seconds, 1e-9))
+	}
+	fmt.Fprintf(tw, "generator\t%s; %d bodies encoded before, %d documents during the run\n", cpu, r.Prepared, r.EncodedInRun)
+	return tw.Flush()
+}

@@ -1,0 +1,366 @@
+package cli
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/internal/evaldata"
+)
+
+// fakeService implements the four endpoints bench service sends to, plus /readyz, with
+// canned verdicts: a document whose id ends in 7 is a near duplicate, every other one
+// unique. It counts requests by path and keeps the ids it was sent.
+type fakeService struct {
+	token string            // required when set
+	fail  func(n int64) int // the status of the n-th request (from 0), 0 for a normal answer
+	delay time.Duration     // before each answer
+
+	n      atomic.Int64
+	mu     sync.Mutex
+	counts map[string]int
+	ids    []string
+	bad    []string // what was wrong with a request
+}
+
+func (f *fakeService) start(t *testing.T) string {
+	f.counts = map[string]int{}
+	s := httptest.NewServer(f)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+var hexRE = regexp.MustCompile(`^[0-9a-f]+$`)
+
+type fakeDoc struct {
+	ID   string `json:"id"`
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/readyz" {
+		fmt.Fprint(w, `{"status":"ready"}`)
+		return
+	}
+	n := f.n.Add(1) - 1
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.counts[r.URL.Path]++
+	f.mu.Unlock()
+	bad := func(format string, a ...any) {
+		f.mu.Lock()
+		f.bad = append(f.bad, r.URL.Path+": "+fmt.Sprintf(format, a...))
+		f.mu.Unlock()
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"error":{"code":"bad_request","message":"test"}}`)
+	}
+	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+		bad("method %s, content type %q", r.Method, r.Header.Get("Content-Type"))
+		return
+	}
+	if f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token {
+		w.WriteHeader(401)
+		fmt.Fprint(w, `{"error":{"code":"unauthorized","message":"no or unknown token"}}`)
+		return
+	}
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
+	if f.fail != nil {
+		if code := f.fail(n); code != 0 {
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `{"error":{"code":"overloaded","message":"request %d"}}`, n)
+			return
+		}
+	}
+	verdict := func(d fakeDoc, add bool) string {
+		if d.ID == "" || d.Text == "" || !strings.HasPrefix(d.URL, "https://bench.example/s") {
+			bad("document %+v", d)
+		}
+		f.mu.Lock()
+		f.ids = append(f.ids, d.ID)
+		f.mu.Unlock()
+		kind := "unique"
+		if strings.HasSuffix(d.ID, "7") {
+			kind = "near-duplicate"
+		}
+		return fmt.Sprintf(`{"id":%q,"verdict":%q,"survivor":%q,"added":%v}`, d.ID, kind, d.ID, add)
+	}
+	switch r.URL.Path {
+	case "/v1/documents", "/v1/check":
+		var d fakeDoc
+		if err := json.Unmarshal(body, &d); err != nil {
+			bad("%v", err)
+			return
+		}
+		fmt.Fprint(w, verdict(d, r.URL.Path == "/v1/documents"))
+	case "/v1/documents:batch":
+		var b struct {
+			Documents []fakeDoc `json:"documents"`
+			Add       *bool     `json:"add"`
+		}
+		if err := json.Unmarshal(body, &b); err != nil || b.Add == nil {
+			bad("%v, add %v", err, b.Add)
+			return
+		}
+		var results []string
+		for _, d := range b.Documents {
+			if d.ID == "doc-13" {
+				results = append(results, `{"error":{"code":"invalid_document","message":"test"}}`)
+				continue
+			}
+			results = append(results, `{"verdict":`+verdict(d, *b.Add)+`}`)
+		}
+		fmt.Fprintf(w, `{"results":[%s]}`, strings.Join(results, ","))
+	case "/v1/fingerprints/query":
+		var q struct{ SimHash, MinHash string }
+		if err := json.Unmarshal(body, &q); err != nil || len(q.SimHash) != 16 || !hexRE.MatchString(q.SimHash) ||
+			len(q.MinHash) != 128*8 || !hexRE.MatchString(q.MinHash) {
+			bad("%v: %.80s", err, body)
+			return
+		}
+		if _, err := hex.DecodeString(q.MinHash); err != nil {
+			bad("%v", err)
+		}
+		fmt.Fprint(w, `{"matches":[{"id":"doc-1","kind":"near-duplicate","distance":0,"similarity":1}]}`)
+	default:
+		w.WriteHeader(404)
+		fmt.Fprint(w, `{"error":{"code":"not_found","message":"test"}}`)
+	}
+}
+
+// needCorpus skips a test when the synthetic corpus's source texts are not beside the
+// checkout.
+func needCorpus(t *testing.T) {
+	t.Helper()
+	if _, err := evaldata.Root(); err != nil {
+		t.Skip("../shared/eval is not beside the checkout:", err)
+	}
+}
+
+func runService(t *testing.T, addr string, args ...string) (benchServiceResult, string) {
+	t.Helper()
+	stdout, stderr, code := run(t, "", append([]string{"bench", "service", "--addr", addr, "--warmup", "0", "--json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("%q: exit code %d: %s", args, code, stderr)
+	}
+	var res benchServiceResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%q: %v: %q", args, err, stdout)
+	}
+	return res, stderr
+}
+
+// TestBenchServiceClosedLoop: --requests N sends exactly N requests, of consecutive
+// documents from --start, and counts the canned verdicts.
+func TestBenchServiceClosedLoop(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{token: "s3cret"}
+	addr := f.start(t)
+	res, stderr := runService(t, addr, "--requests", "200", "--clients", "4", "--start", "1000", "--token", "s3cret")
+	if f.counts["/v1/documents"] != 200 || len(f.counts) != 1 || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, bad %q", f.counts, f.bad)
+	}
+	ids := slices.Clone(f.ids)
+	slices.Sort(ids)
+	var want []string
+	for i := 1000; i < 1200; i++ {
+		want = append(want, fmt.Sprintf("doc-%d", i))
+	}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Errorf("ids sent %v", ids)
+	}
+	if res.Requests != 200 || res.Docs != 200 || res.Errors != 0 || res.Status["200"] != 200 ||
+		res.Verdicts["unique"] != 180 || res.Verdicts["near-duplicate"] != 20 || res.Added != 200 ||
+		res.FirstDoc != 1000 || res.NextStart != 1200 || res.Prepared != 200 || res.EncodedInRun != 0 ||
+		res.Latency["add"].Requests != 200 || res.Latency["add"].P99 <= 0 || res.RequestsPerSecond <= 0 {
+		t.Errorf("report %+v", res)
+	}
+	for _, s := range []string{"add at " + addr, "doc-1000 to doc-1199 measured", "next --start 1200", "latency add", "near-duplicate 20, unique 180; added 200", "generator"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("report on stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+
+	// Batches, checks, and documents past the pool encoded during the run.
+	f = &fakeService{}
+	addr = f.start(t)
+	res, _ = runService(t, addr, "--mode", "check", "--batch", "10", "--requests", "7", "--pool", "25")
+	if f.counts["/v1/documents:batch"] != 7 || len(f.ids) != 69 || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, %d documents, bad %q", f.counts, len(f.ids), f.bad)
+	}
+	if res.Requests != 7 || res.Docs != 70 || res.Added != 0 || res.ItemErrors["invalid_document"] != 1 ||
+		res.Prepared != 25 || res.EncodedInRun != 45 || res.NextStart != 70 {
+		t.Errorf("report %+v", res)
+	}
+}
+
+// TestBenchServiceQueryAndMixed: query bodies carry the fingerprints; mixed sends the
+// three kinds in turn.
+func TestBenchServiceQueryAndMixed(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{}
+	addr := f.start(t)
+	res, _ := runService(t, addr, "--mode", "query", "--requests", "30", "--pool", "10")
+	if f.counts["/v1/fingerprints/query"] != 30 || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, bad %q", f.counts, f.bad)
+	}
+	if res.Queries != 30 || res.QueriesMatched != 30 || res.Matches != 30 || res.Prepared != 10 || res.Latency["query"].Requests != 30 {
+		t.Errorf("report %+v", res)
+	}
+	f = &fakeService{}
+	addr = f.start(t)
+	res, _ = runService(t, addr, "--mode", "mixed", "--requests", "30", "--clients", "3")
+	want := map[string]int{"/v1/documents": 10, "/v1/check": 10, "/v1/fingerprints/query": 10}
+	if fmt.Sprint(f.counts) != fmt.Sprint(want) || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, bad %q", f.counts, f.bad)
+	}
+	if len(res.Latency) != 3 || res.Added != 10 || res.Docs != 20 || res.Queries != 10 {
+		t.Errorf("report %+v", res)
+	}
+}
+
+// TestBenchServiceOpenLoop: an open loop sends rate x duration requests, and measures
+// latency from when each was due, so a service slower than the rate shows queueing.
+func TestBenchServiceOpenLoop(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{}
+	addr := f.start(t)
+	res, _ := runService(t, addr, "--rate", "400", "--duration", "250ms", "--clients", "8")
+	if res.Requests != 100 || f.counts["/v1/documents"] != 100 {
+		t.Errorf("%d requests sent, %v seen; want 100", res.Requests, f.counts)
+	}
+	// At most 100 requests over at least the 247.5 ms until the last was due.
+	if res.RequestsPerSecond < 50 || res.RequestsPerSecond > 405 {
+		t.Errorf("%.1f requests/s at --rate 400", res.RequestsPerSecond)
+	}
+
+	// One client, 40 requests due in 50 ms, 5 ms each: the last one is due at 48.75 ms
+	// and sent after 195 ms at the earliest, and its latency counts that wait.
+	f = &fakeService{delay: 5 * time.Millisecond}
+	addr = f.start(t)
+	res, _ = runService(t, addr, "--rate", "800", "--duration", "50ms", "--clients", "1")
+	if l := res.Latency["add"]; res.Requests != 40 || l.Max < 140 {
+		t.Errorf("%d requests, latency %+v; want 40, and the queueing counted", res.Requests, l)
+	}
+}
+
+// TestBenchServiceErrors: failed requests are counted by status, the first are shown.
+func TestBenchServiceErrors(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{fail: func(n int64) int {
+		if n%4 == 3 {
+			return 503
+		}
+		return 0
+	}}
+	addr := f.start(t)
+	res, stderr := runService(t, addr, "--requests", "40", "--clients", "2")
+	if res.Requests != 40 || res.Errors != 10 || res.Status["200"] != 30 || res.Status["503"] != 10 ||
+		res.Docs != 30 || res.Latency["add"].Requests != 30 {
+		t.Errorf("report %+v", res)
+	}
+	if strings.Count(stderr, "HTTP 503: {\"error\":{\"code\":\"overloaded\"") != 3 || !strings.Contains(stderr, "further errors are only counted") ||
+		!strings.Contains(stderr, "200: 30, 503: 10") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	// A wrong token: every request answered 401.
+	f = &fakeService{token: "right"}
+	addr = f.start(t)
+	res, _ = runService(t, addr, "--requests", "5", "--token", "wrong")
+	if res.Errors != 5 || res.Status["401"] != 5 {
+		t.Errorf("report %+v", res)
+	}
+
+	// Nothing listening: a clear message naming --addr.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	_, stderr, code := run(t, "", "bench", "service", "--addr", closed, "--requests", "5")
+	if code != ExitError || !strings.Contains(stderr, "no service listens at --addr "+closed) {
+		t.Errorf("exit code %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBenchServicePreload: a preload sends batches of every document once, and a
+// refused document stops it with the --start to resume from.
+func TestBenchServicePreload(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{}
+	addr := f.start(t)
+	stdout, stderr, code := run(t, "", "bench", "service", "--addr", addr, "--preload", "1200", "--start", "20", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	var res benchPreloadResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if f.counts["/v1/documents:batch"] != 3 || len(f.ids) != 1200 || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, %d documents, bad %q", f.counts, len(f.ids), f.bad)
+	}
+	if res.Docs != 1200 || res.NextStart != 1220 || res.Added != 1200 || res.Errors != 0 || res.Batch != 500 || res.Clients != 8 {
+		t.Errorf("report %+v", res)
+	}
+	if !strings.Contains(stderr, "1200 of doc-20 to doc-1219 acknowledged") {
+		t.Errorf("report:\n%s", stderr)
+	}
+
+	// doc-13 is refused (the fake's invalid document): resume from its batch.
+	f = &fakeService{}
+	addr = f.start(t)
+	_, stderr, code = run(t, "", "bench", "service", "--addr", addr, "--preload", "100", "--batch", "10", "--clients", "1")
+	if code != ExitError || !strings.Contains(stderr, "resume with --start 10 --preload 90") || f.counts["/v1/documents:batch"] != 2 {
+		t.Errorf("exit code %d, %v seen, stderr:\n%s", code, f.counts, stderr)
+	}
+}
+
+func TestBenchServiceUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--mode", "delete"}, `--mode "delete": use add, check, query or mixed`},
+		{[]string{"--clients", "0"}, "--clients 0: use 1 to 10000"},
+		{[]string{"--rate", "-1"}, "--rate -1: use 0 (closed loop)"},
+		{[]string{"--rate", "NaN"}, "--rate NaN"},
+		{[]string{"--requests", "10", "--duration", "5s"}, "--requests and --duration both given"},
+		{[]string{"--duration", "0s"}, "--duration 0s: use a positive duration"},
+		{[]string{"--mode", "query", "--batch", "10"}, "--batch 10: queries are not batched"},
+		{[]string{"--batch", "1001"}, "--batch 1001: use 1 to 1000"},
+		{[]string{"--size", "0"}, "--size 0"},
+		{[]string{"--dup-rate", "1.5"}, "--dup-rate 1.5"},
+		{[]string{"--url-dup-rate", "-0.1"}, "--url-dup-rate -0.1"},
+		{[]string{"--start", "-1"}, "--start -1"},
+		{[]string{"--warmup", "-1s"}, "--warmup -1s"},
+		{[]string{"--pool", "0"}, "--pool 0"},
+		{[]string{"--addr", "127.0.0.1:8080"}, `--addr "127.0.0.1:8080": give the service's base URL`},
+		{[]string{"--preload", "10", "--rate", "5"}, "--rate is for measuring runs"},
+		{[]string{"--preload", "-1"}, "--preload -1"},
+		{[]string{"--clients", "x"}, `invalid value "x" for flag --clients`},
+		{[]string{"docs.jsonl"}, `unexpected argument "docs.jsonl"`},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := run(t, "", append([]string{"bench", "service"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, "neardup bench service: "+tt.err) || stdout != "" {
+			t.Errorf("%q: exit code %d, stderr %q; want %d and %q", tt.args, code, stderr, ExitUsage, tt.err)
+		}
+	}
+}
