@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
+	"github.com/neardup/neardup/store/pebblestore"
 )
 
 var serveCommand = &command{
@@ -53,6 +54,7 @@ type serveCmd struct {
 	maxBody         int64
 	maxBatch        int
 	maxInflight     int
+	cacheSize       int64
 	timeout         time.Duration
 	shutdownTimeout time.Duration
 	logFormat       string
@@ -81,6 +83,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
 	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBody, fmt.Sprintf("refuse request bodies over `N` bytes with 413 (default %d: 32 MiB)", server.DefaultMaxBody))
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents with 413 (default %d)", server.DefaultMaxBatch))
+	fs.Int64Var(&c.cacheSize, "cache-size", defaultCacheSize, fmt.Sprintf("give the store a block cache of `BYTES` (default %d: 256 MiB)", defaultCacheSize))
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 4 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
@@ -120,26 +123,31 @@ func (c *serveCmd) run(e *env, args []string) error {
 
 // serveConfig is what serve resolved from the flags and the environment.
 type serveConfig struct {
-	data string
-	opt  neardup.Options
+	data      string
+	cacheSize int64
+	opt       neardup.Options
 }
 
 // storeKind is what openDetector keeps the index in, for /v1/stats.
-const storeKind = "memory"
+const storeKind = "pebble"
 
-// openDetector opens the index at cfg.data and returns its detector and what closes it.
-// It is the one place that knows where the index lives: today an in-memory detector
-// (the directory is created for the store to come), soon the pebble store at cfg.data
-// with neardup.OpenDetector.
+// defaultCacheSize is --cache-size's default: enough for the hot blocks of a few million
+// documents' postings.
+const defaultCacheSize = 256 << 20
+
+// openDetector opens the pebble store at cfg.data (creating it when the directory is
+// empty or absent) and the detector over it, and returns what closes the store.
 func openDetector(cfg serveConfig) (*neardup.Detector, io.Closer, error) {
-	if err := os.MkdirAll(cfg.data, 0o755); err != nil {
-		return nil, nil, err
-	}
-	d, err := neardup.NewDetector(cfg.opt)
+	s, err := pebblestore.Open(cfg.data, pebblestore.Options{CacheSize: cfg.cacheSize})
 	if err != nil {
 		return nil, nil, err
 	}
-	return d, io.NopCloser(nil), nil
+	d, err := neardup.OpenDetector(s, cfg.opt)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return d, s, nil
 }
 
 // serve runs the service until ctx ends. listening, when not nil, is told the address
@@ -189,12 +197,14 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	go func() { served <- srv.Serve(ln) }()
 
 	log.Info("loading the index", "data", cfg.data, "store", storeKind)
+	start := time.Now()
 	d, closer, err := openDetector(cfg)
 	if err != nil {
 		srv.Shutdown(context.Background())
 		<-served
 		return fmt.Errorf("opening the index at %s: %w", cfg.data, err)
 	}
+	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds())
 	srv.SetDetector(d)
 
 	select {
@@ -258,6 +268,8 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, usagef("--threshold %g: use a similarity in (0, 1]", c.threshold)
 	case c.maxAge < 0:
 		return cfg, usagef("--max-age %v: use 0 (never) or more", c.maxAge)
+	case c.cacheSize < 0:
+		return cfg, usagef("--cache-size %d: use 0 or more bytes", c.cacheSize)
 	case c.maxBody < 1 || c.maxBatch < 1 || c.maxInflight < 0:
 		return cfg, usagef("--max-body, --max-batch: use 1 or more; --max-inflight: 0 or more")
 	case c.timeout <= 0 || c.shutdownTimeout <= 0:
@@ -265,7 +277,7 @@ func (c *serveCmd) config() (serveConfig, error) {
 	case c.data == "":
 		return cfg, usagef("--data: give the directory of the index")
 	}
-	cfg.data = c.data
+	cfg.data, cfg.cacheSize = c.data, c.cacheSize
 	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
 		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract}
 	if _, err := neardup.NewFingerprinter(cfg.opt); err != nil {

@@ -106,7 +106,7 @@ func TestServe(t *testing.T) {
 		Documents int
 		Store     struct{ Path, Kind string }
 	}
-	if code != 200 || json.Unmarshal([]byte(body), &st) != nil || st.Documents != 1 || st.Store.Path != dir || st.Store.Kind != "memory" {
+	if code != 200 || json.Unmarshal([]byte(body), &st) != nil || st.Documents != 1 || st.Store.Path != dir || st.Store.Kind != "pebble" {
 		t.Errorf("stats with NEARDUP_TOKENS's read token: %d %s", code, body)
 	}
 	if code, _ := get("/v1/stats", ""); code != 401 {
@@ -123,6 +123,23 @@ func TestServe(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("still answering after stopping")
+	}
+
+	// A restart on the same directory has the document, without adding it again.
+	base, stop, logs = startServe(t, map[string]string{"NEARDUP_TOKENS": "read:r1"}, "--addr", "127.0.0.1:0", "--data", dir)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if code, _ := get("/readyz", ""); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready within 10 s after the restart")
+		}
+	}
+	if code, body := get("/v1/documents/a", "r1"); code != 200 || !strings.Contains(body, `"id":"a"`) {
+		t.Errorf("after the restart, document a: %d %s", code, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve after the restart: %v\n%s", err, logs)
 	}
 }
 
