@@ -34,7 +34,7 @@ func TestChromiumPage(t *testing.T) {
 		t.Parallel()
 		q := url.Values{"a": {article}, "b": {edited + " " + hostile}}
 		doc := dom(t, browser, ts.URL+"/?"+q.Encode())
-		ids, elements := inventory(t, doc)
+		ids, elements := chromium.Inventory(t, doc, allowedElements)
 		for _, id := range []string{"stats", "documents", "compare-form", "measures", "diff-a", "diff-b", "lookup-form"} {
 			if !ids[id] {
 				t.Errorf("no element with id %q", id)
@@ -57,7 +57,7 @@ func TestChromiumPage(t *testing.T) {
 	t.Run("lookup", func(t *testing.T) {
 		t.Parallel()
 		doc := dom(t, browser, ts.URL+"/?id=p1")
-		ids, _ := inventory(t, doc)
+		ids, _ := chromium.Inventory(t, doc, allowedElements)
 		if !ids["document"] || !ids["near"] {
 			t.Fatalf("the look-up of p1 has no document or near table: %v", ids)
 		}
@@ -76,7 +76,7 @@ func TestChromiumPage(t *testing.T) {
 	t.Run("hostile-lookup", func(t *testing.T) {
 		t.Parallel()
 		doc := dom(t, browser, ts.URL+"/?id="+url.QueryEscape(hostile))
-		inventory(t, doc)
+		chromium.Inventory(t, doc, allowedElements)
 		if !strings.Contains(textOf(doc), hostile) {
 			t.Error("the hostile id is not shown as text")
 		}
@@ -100,31 +100,6 @@ var allowedElements = map[string]bool{
 	"h3": true, "p": true, "section": true, "table": true, "tbody": true, "tr": true, "th": true, "td": true,
 	"form": true, "div": true, "label": true, "textarea": true, "input": true, "button": true, "del": true,
 	"ins": true, "code": true, "a": true, "small": true, "br": true,
-}
-
-// inventory returns the ids and the count of each element of the DOM, failing the test
-// for an element the page does not make or an event-handler attribute.
-func inventory(t *testing.T, doc *html.Node) (map[string]bool, map[string]int) {
-	t.Helper()
-	ids, elements := map[string]bool{}, map[string]int{}
-	for n := range doc.Descendants() {
-		if n.Type != html.ElementNode {
-			continue
-		}
-		elements[n.Data]++
-		if !allowedElements[n.Data] {
-			t.Errorf("the DOM has a <%s> element", n.Data)
-		}
-		for _, a := range n.Attr {
-			if a.Key == "id" {
-				ids[a.Val] = true
-			}
-			if strings.HasPrefix(a.Key, "on") {
-				t.Errorf("the DOM has %s=%q on <%s>", a.Key, a.Val, n.Data)
-			}
-		}
-	}
-	return ids, elements
 }
 
 func attr(n *html.Node, key string) string {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 // Timeout bounds each run of the browser; past it its whole process group is killed.
@@ -68,4 +70,30 @@ func Run(t testing.TB, browser, url string, args ...string) []byte {
 		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
 	}
 	return stdout.Bytes()
+}
+
+// Inventory returns the ids and the count of each element of a DOM (as Chromium built
+// it), failing the test for an element not in allowed and for any event-handler
+// attribute: the pages under test are made of known elements and run no script.
+func Inventory(t testing.TB, doc *html.Node, allowed map[string]bool) (ids map[string]bool, elements map[string]int) {
+	t.Helper()
+	ids, elements = map[string]bool{}, map[string]int{}
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		elements[n.Data]++
+		if !allowed[n.Data] {
+			t.Errorf("chromium's DOM has a <%s> element", n.Data)
+		}
+		for _, a := range n.Attr {
+			if a.Key == "id" {
+				ids[a.Val] = true
+			}
+			if strings.HasPrefix(a.Key, "on") {
+				t.Errorf("chromium's DOM has %s=%q on <%s>", a.Key, a.Val, n.Data)
+			}
+		}
+	}
+	return ids, elements
 }

@@ -36,25 +36,7 @@ func TestChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := map[string]bool{}
-		elements := map[string]int{}
-		for n := range doc.Descendants() {
-			if n.Type != html.ElementNode {
-				continue
-			}
-			elements[n.Data]++
-			if !allowedElements[n.Data] {
-				t.Errorf("chromium's DOM has a <%s> element", n.Data)
-			}
-			for _, a := range n.Attr {
-				if a.Key == "id" {
-					ids[a.Val] = true
-				}
-				if strings.HasPrefix(a.Key, "on") {
-					t.Errorf("chromium's DOM has %s=%q on <%s>", a.Key, a.Val, n.Data)
-				}
-			}
-		}
+		ids, elements := chromium.Inventory(t, doc, allowedElements)
 		for _, id := range []string{"summary", "parameters", "sizes", "scores", "largest", "borderline", "mirrors",
 			"sizes-plot-title", "scores-plot-title", "largest-1", "largest-2", "borderline-1"} {
 			if !ids[id] {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/store"
+	"github.com/neardup/neardup/store/storetest"
 )
 
 var crashNoSync = flag.Bool("crash.nosync", false, "TestCrash: the child acknowledges batches after Write without Sync, to watch the test catch lost acknowledged batches")
@@ -154,7 +155,7 @@ func checkAcked(t *testing.T, p *DB, acked []uint64) (lost int) {
 				rec, found, err := p.Record(id)
 				ok = ok && err == nil && found && string(rec) == string(o.Data)
 			case store.OpAdd:
-				ids := ids(t, p, o.Namespace, o.Data)
+				ids := storetest.IDs(t, p, o.Namespace, o.Data)
 				_, found := slices.BinarySearch(ids, id)
 				ok = ok && found
 			}

@@ -37,15 +37,6 @@ func apply(t testing.TB, s store.Store, b *store.Batch) {
 	}
 }
 
-func ids(t testing.TB, s store.Store, ns store.Namespace, key []byte) []uint64 {
-	t.Helper()
-	var out []uint64
-	if err := s.IDs(ns, key, func(id uint64) bool { out = append(out, id); return true }); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // contents is what a store holds: its records, and the postings of the keys asked for.
 type contents struct {
 	records  map[uint64]string
@@ -60,7 +51,7 @@ func read(t testing.TB, s store.Store, keys map[store.Namespace][][]byte) conten
 	}
 	for ns, keys := range keys {
 		for _, k := range keys {
-			if got := ids(t, s, ns, k); got != nil {
+			if got := storetest.IDs(t, s, ns, k); got != nil {
 				c.postings[fmt.Sprintf("%d/%x", ns, k)] = got
 			}
 		}

@@ -92,7 +92,9 @@ func (m *model) apply(b *store.Batch) {
 	}
 }
 
-func ids(t testing.TB, s store.Store, ns store.Namespace, key []byte) []uint64 {
+// IDs returns the ids posted under (ns, key) in s, in the order IDs gives them, failing
+// the test on an error; nil when there are none.
+func IDs(t testing.TB, s store.Store, ns store.Namespace, key []byte) []uint64 {
 	t.Helper()
 	var out []uint64
 	if err := s.IDs(ns, key, func(id uint64) bool { out = append(out, id); return true }); err != nil {
@@ -106,7 +108,7 @@ func ids(t testing.TB, s store.Store, ns store.Namespace, key []byte) []uint64 {
 func check(t testing.TB, s store.Store, m *model, keys []posting, probe []uint64) {
 	t.Helper()
 	for _, p := range slices.Concat(keys, slices.Collect(maps.Keys(m.postings))) {
-		if got, want := ids(t, s, p.ns, []byte(p.key)), m.postings[p]; !slices.Equal(got, want) {
+		if got, want := IDs(t, s, p.ns, []byte(p.key)), m.postings[p]; !slices.Equal(got, want) {
 			t.Errorf("IDs(%d, %q) = %v, want %v", p.ns, p.key, got, want)
 		}
 	}
@@ -387,8 +389,8 @@ func testAtomic(t *testing.T, open func(t *testing.T) store.Store) {
 					return
 				default:
 				}
-				first := ids(t, s, 0, []byte("first"))
-				last := ids(t, s, 0, []byte("last"))
+				first := IDs(t, s, 0, []byte("first"))
+				last := IDs(t, s, 0, []byte("last"))
 				for _, id := range first {
 					if _, ok := slices.BinarySearch(last, id); !ok {
 						t.Errorf("id %d under first but not under last", id)
@@ -543,7 +545,7 @@ func testPostings(t *testing.T, open func(t *testing.T) store.Store) {
 	var seen []entry
 	err := s.Postings(1, func(key []byte, id uint64) bool {
 		seen = append(seen, entry{string(key), id})
-		if got := ids(t, s, 1, key); !slices.Equal(got, []uint64{id}) {
+		if got := IDs(t, s, 1, key); !slices.Equal(got, []uint64{id}) {
 			t.Errorf("IDs(1, %x) in Postings = %v, want [%d]", key, got, id)
 		}
 		var b store.Batch
