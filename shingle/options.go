@@ -166,8 +166,9 @@ type Options struct {
 	IDF IDFTable
 }
 
-// k returns the shingle size o describes.
-func (o *Options) k() int {
+// ShingleK returns the shingle size o describes: K, or DefaultWordK or DefaultCharK for
+// its Unit when K is 0.
+func (o *Options) ShingleK() int {
 	switch {
 	case o.K > 0:
 		return o.K

@@ -60,7 +60,7 @@ func refUnitHash(u string) uint64 {
 func oracle(t testing.TB, opt Options, text string) []uint64 {
 	t.Helper()
 	toks := tokens(t, opt, text)
-	k := opt.k()
+	k := opt.ShingleK()
 	var shingles [][]string
 	switch {
 	case len(toks) == 0:

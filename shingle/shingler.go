@@ -100,7 +100,7 @@ func New(opt Options) (*Shingler, error) {
 }
 
 func newShingler(opt Options) *Shingler {
-	s := &Shingler{opt: opt, k: opt.k(), space: [1]byte{' '}, minCompact: 1 << 20}
+	s := &Shingler{opt: opt, k: opt.ShingleK(), space: [1]byte{' '}, minCompact: 1 << 20}
 	s.z.init(&opt)
 	s.plainWords = opt.Unit == Words && !opt.RemoveStopWords
 	return s

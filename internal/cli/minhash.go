@@ -71,13 +71,7 @@ func (f *featureFlags) options(w shingle.Weighting) shingle.Options {
 
 // k returns the shingle size in effect: --k-shingle, or the package default for the unit.
 func (f *featureFlags) k() int {
-	switch {
-	case f.kShingle > 0:
-		return f.kShingle
-	case f.unit == shingle.Chars:
-		return shingle.DefaultCharK
-	}
-	return shingle.DefaultWordK
+	return (&shingle.Options{Unit: f.unit, K: f.kShingle}).ShingleK()
 }
 
 // describe names the shingles, as in "word 5-shingles".

@@ -42,15 +42,7 @@ type Options struct {
 }
 
 // KShingle returns the shingle size in effect: K, or the package default for the unit.
-func (o Options) KShingle() int {
-	switch {
-	case o.K > 0:
-		return o.K
-	case o.Unit == shingle.Chars:
-		return shingle.DefaultCharK
-	}
-	return shingle.DefaultWordK
-}
+func (o Options) KShingle() int { return (&shingle.Options{Unit: o.Unit, K: o.K}).ShingleK() }
 
 // Text is one side of a comparison.
 type Text struct {
