@@ -85,6 +85,15 @@
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
 // of them is a change of format, never a silent one.
 //
+// A Detector on a store keeps two accelerators in memory, rebuilt from the postings when
+// it opens the store: a hamming.Index of the stored SimHashes (about 60 bytes a
+// document), which finds SimHash candidates without a store lookup, and a Bloom filter of
+// the band keys that have postings (about 30 bytes a document at the default 25 bands),
+// which spares a unique document's band lookups. Both assume the detector is its store's
+// only writer, as pebblestore's directory lock ensures; a store shared by several
+// processes needs the postings alone. An exact-content key with more than 1024 stored
+// documents is read up to the first 1024 of them: matches and survivor come from those.
+//
 // A Detector's MinHash candidates come from banding, so a pair just above the threshold
 // can be missed (lsh.Recall); its SimHash candidates are exact.
 package neardup
