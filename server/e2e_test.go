@@ -599,7 +599,7 @@ func e2eOrdered(t *testing.T, ctx context.Context, pages []crawlPage) {
 	levels := map[neardup.Level]int{}
 	recrawl := map[neardup.Kind]int{}
 	byClass := map[string]map[neardup.Kind]int{}
-	mismatch := 0
+	mismatch, seenAbsent, screenAbsent := 0, 0, 0
 	hlsl := false
 	for i := range pages {
 		p, o := &pages[i], &outs[i]
@@ -608,6 +608,12 @@ func e2eOrdered(t *testing.T, ctx context.Context, pages []crawlPage) {
 		}
 		kinds[o.v.Kind]++
 		cr.honest(t, p, o)
+		if p.doc.URL != "" && !o.seenURL {
+			seenAbsent++
+		}
+		if !o.screen.Maybe() {
+			screenAbsent++
+		}
 		if !sameVerdict(o.v, want[i]) {
 			if mismatch++; mismatch <= 5 {
 				t.Errorf("%s: the service answered %+v, the in-process detector %+v", p.doc.ID, o.v, want[i])
@@ -640,7 +646,8 @@ func e2eOrdered(t *testing.T, ctx context.Context, pages []crawlPage) {
 			t.Logf("moved page %s: %v of %s (distance %d, similarity %.3f)", o.v.URL, o.v.Kind, o.v.Matches[0].URL, o.v.Matches[0].Distance, o.v.Matches[0].Similarity)
 		}
 	}
-	t.Logf("verdicts %s; %d differ from the in-process detector's", kindCounts(kinds), mismatch)
+	t.Logf("verdicts %s; %d differ from the in-process detector's; pre-screen (refreshed before each request): SeenURL absent for %d pages, Screen absent for %d",
+		kindCounts(kinds), mismatch, seenAbsent, screenAbsent)
 	t.Logf("recrawl (release b): %s; url-duplicates at level raw %d, text %d, main %d, near %d",
 		kindCounts(recrawl), levels[neardup.LevelRaw], levels[neardup.LevelText], levels[neardup.LevelMain], levels[neardup.LevelNone])
 	for _, c := range slices.Sorted(maps.Keys(byClass)) {
