@@ -162,7 +162,8 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err := d.loadAccelerators(); err != nil {
 		return nil, err
 	}
-	if err := d.rebuildFilter(max(o.Expected, 2*d.count)); err != nil {
+	// Two keys a document (URL, main text), with room for as many again.
+	if err := d.rebuildFilter(max(o.Expected, 4*d.count)); err != nil {
 		return nil, err
 	}
 	return d, nil
