@@ -74,13 +74,16 @@ func (r *Stored) candidate() Candidate {
 // without fingerprinting anything again. A Detector keeps in memory only the key filter
 // (the pre-screen, about 1.2 bytes a key at 1%) and a count.
 //
-// A Detector is safe for concurrent use. Check fingerprints outside any lock; adding
-// checks (Check, CheckEntry with add) and Remove and Expire are serialized by one mutex
-// from their first read to the write of their batch (store.Store.Write), then wait for
-// the store to make the write durable (store.Store.Sync) outside it, so that concurrent
-// adds share one fsync. A verdict with Added true is returned only once the document is
-// durable. Peek, Near and Get only read, without the mutex: they see every write
-// that has returned, durable or not yet.
+// A Detector is safe for concurrent use, and concurrent adds give the verdicts of some
+// order of them. Check fingerprints and reads the store outside any lock; then, under
+// one mutex, an add merges in the writes made since its reads began (a document added
+// meanwhile with the same main text or near content joins its matches; one that touches
+// its id or URL, or removes what it read, makes it read again under the mutex) and
+// writes its batch (store.Store.Write); it waits for the store to make the write durable
+// (store.Store.Sync) outside the mutex, so that concurrent adds share one fsync. A
+// verdict with Added true is returned only once the document is durable. Remove and
+// Expire write under the mutex too. Peek, Near and Get only read, without the mutex:
+// they see every write that has returned, durable or not yet.
 type Detector struct {
 	opt   Options
 	fpr   *Fingerprinter
@@ -93,10 +96,12 @@ type Detector struct {
 	sim      *hamming.Index
 	bandKeys *bandFilter
 
-	mu     sync.Mutex // serializes writers from first read to Write
-	count  int        // documents stored
-	filter *KeyFilter
-	swept  time.Time // when expiry last ran
+	mu      sync.Mutex // serializes writers from their merge to Write
+	gen     uint64     // writes so far
+	changes []change   // the last writes, up to maxChanges
+	count   int        // documents stored
+	filter  *KeyFilter
+	swept   time.Time // when expiry last ran
 }
 
 // Namespaces of a detector's postings in its store. They are persisted: never renumber.
@@ -308,11 +313,27 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 // near-duplicates. The error is the store's; a verdict with Added true is durable.
 func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if !add {
-		v, _, err := d.decide(&e, d.opt.Now(), false)
-		return v, err
+		p, err := d.gather(&e)
+		if err != nil {
+			return Verdict{}, err
+		}
+		return d.verdict(&e, &p), nil
+	}
+	now := d.opt.Now()
+	if e.FetchTime.IsZero() {
+		e.FetchTime = now
+	}
+	// The reads go without the lock; under it, the changes made meanwhile are merged
+	// in (or, when they touch what the reads found, the reads are made again).
+	d.mu.Lock()
+	gen := d.gen
+	d.mu.Unlock()
+	p, err := d.gather(&e)
+	if err != nil {
+		return Verdict{}, err
 	}
 	d.mu.Lock()
-	v, wrote, err := d.checkAdd(&e)
+	v, wrote, err := d.commitAdd(&e, now, gen, p)
 	d.mu.Unlock()
 	if err == nil && wrote {
 		if err = d.st.Sync(); err != nil {
@@ -325,35 +346,73 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	return v, nil
 }
 
-// plan is what decide found that an add changes: the stored document the entry replaces
-// under its URL or id, and the one it refreshes as a URL duplicate.
+// plan is what gather found for an entry: the stored document with its id (which an add
+// replaces), the one with its URL (seen: the same content, a URL duplicate; replaced:
+// other content, which an add replaces), and the stored documents with the same main
+// text or, when there are none, near content.
 type plan struct {
-	replaced, self *Stored
-	seen           *Stored
+	self, seen, replaced *Stored
+	exact, near          []*Stored
 }
 
-// checkAdd is CheckEntry with add, under d.mu; wrote reports a Write to Sync.
-func (d *Detector) checkAdd(e *Entry) (v Verdict, wrote bool, err error) {
-	now := d.opt.Now()
+// change is one write of the detector, kept for the adds whose reads ran meanwhile.
+type change struct {
+	added   *Stored
+	removed []*Stored
+}
+
+// maxChanges is how many changes the detector keeps: an add whose reads overlapped more
+// writes than that reads again under the lock.
+const maxChanges = 1024
+
+// logChange records a write; d.mu is held.
+func (d *Detector) logChange(c change) {
+	d.gen++
+	if len(d.changes) == maxChanges {
+		copy(d.changes, d.changes[1:])
+		d.changes = d.changes[:maxChanges-1]
+	}
+	d.changes = append(d.changes, c)
+}
+
+// since returns the changes made after generation gen, or false when they are no longer
+// all kept; d.mu is held.
+func (d *Detector) since(gen uint64) ([]change, bool) {
+	n := d.gen - gen
+	if n > uint64(len(d.changes)) {
+		return nil, false
+	}
+	return d.changes[uint64(len(d.changes))-n:], true
+}
+
+// commitAdd finishes CheckEntry's add under d.mu, given the plan read at generation gen;
+// wrote reports a Write to Sync.
+func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Verdict, wrote bool, err error) {
 	if err := d.sweep(now); err != nil {
 		return v, false, err
 	}
-	if e.FetchTime.IsZero() {
-		e.FetchTime = now
+	if d.gen != gen {
+		if cs, ok := d.since(gen); !ok || !d.merge(e, &p, cs) {
+			if p, err = d.gather(e); err != nil {
+				return v, false, err
+			}
+		}
 	}
-	v, p, err := d.decide(e, now, true)
-	if err != nil {
-		return v, false, err
-	}
+	v = d.verdict(e, &p)
 	var b store.Batch
 	if p.seen != nil {
 		// A URL duplicate: the stored copy counts as seen now. It is not acknowledged as
-		// a write (Added is false), so it becomes durable with the next Sync.
-		if t := seenAt(e.FetchTime, now); t.After(p.seen.LastSeen) {
-			b.Remove(nsSeen, seenKey(p.seen.LastSeen), p.seen.seq)
-			p.seen.LastSeen = t
-			b.Add(nsSeen, seenKey(t), p.seen.seq)
-			b.PutRecord(p.seen.seq, p.seen.appendRecord(nil))
+		// a write (Added is false), so it becomes durable with the next Sync. Its record
+		// is read again: another URL duplicate may have moved its last-seen time since.
+		seen, err := d.load(p.seen.seq)
+		if err != nil || seen == nil {
+			return v, false, err
+		}
+		if t := seenAt(e.FetchTime, now); t.After(seen.LastSeen) {
+			b.Remove(nsSeen, seenKey(seen.LastSeen), seen.seq)
+			seen.LastSeen = t
+			b.Add(nsSeen, seenKey(t), seen.seq)
+			b.PutRecord(seen.seq, seen.appendRecord(nil))
 			if err := d.st.Write(&b); err != nil {
 				return v, false, storeErr(err)
 			}
@@ -383,6 +442,7 @@ func (d *Detector) checkAdd(e *Entry) (v Verdict, wrote bool, err error) {
 	}
 	d.index(r, bandKeys)
 	d.count += 1 - len(old)
+	d.logChange(change{added: r, removed: old})
 	if e.URL != "" {
 		d.addKey(func(f *KeyFilter) { f.AddURL(e.URL) })
 	}
@@ -391,15 +451,52 @@ func (d *Detector) checkAdd(e *Entry) (v Verdict, wrote bool, err error) {
 	return v, true, nil
 }
 
-// decide returns the verdict of e against the stored documents at now, and what an add
-// of it changes; forAdd says whether it will be added (a document replacing itself by
-// id is then not its own match).
-func (d *Detector) decide(e *Entry, now time.Time, forAdd bool) (Verdict, plan, error) {
+// merge brings a plan up to date with changes made after its reads, as if the reads had
+// come after them: added documents with the entry's main text or near content join its
+// matches. It reports false when a change touches what the plan stands on (a document
+// with the entry's id or URL was added, or one the plan holds was removed): the plan
+// must be read again.
+func (d *Detector) merge(e *Entry, p *plan, cs []change) bool {
+	holds := func(seq uint64) bool {
+		has := func(r *Stored) bool { return r.seq == seq }
+		return (p.self != nil && p.self.seq == seq) || (p.seen != nil && p.seen.seq == seq) ||
+			(p.replaced != nil && p.replaced.seq == seq) ||
+			slices.ContainsFunc(p.exact, has) || slices.ContainsFunc(p.near, has)
+	}
+	mine := func(r *Stored) bool { return r.ID == e.ID || (e.URL != "" && r.URL == e.URL) }
+	for _, c := range cs {
+		for _, r := range c.removed {
+			if holds(r.seq) || mine(r) {
+				return false
+			}
+		}
+		a := c.added
+		if a == nil || p.seen != nil {
+			continue
+		}
+		if mine(a) {
+			return false
+		}
+		switch {
+		case holds(a.seq):
+			// The reads saw it already.
+		case a.Main == e.Main:
+			if len(p.exact) < maxGroup {
+				p.exact = append(p.exact, a)
+			}
+		case len(p.exact) == 0 && d.indexed(e) && d.indexed(&a.Entry) && d.near(d.compare(e, a), d.opt.Near):
+			p.near = append(p.near, a)
+		}
+	}
+	return true
+}
+
+// gather reads what the verdict of e depends on (see plan).
+func (d *Detector) gather(e *Entry) (plan, error) {
 	var p plan
-	v := Verdict{ID: e.ID, URL: e.URL, Survivor: e.ID}
 	self, err := d.byKey(nsDoc, []byte(e.ID))
 	if err != nil {
-		return v, p, err
+		return p, err
 	}
 	p.self = self
 
@@ -407,26 +504,21 @@ func (d *Detector) decide(e *Entry, now time.Time, forAdd bool) (Verdict, plan, 
 	if e.URL != "" {
 		old, err := d.byKey(nsURL, []byte(e.URL))
 		if err != nil {
-			return v, p, err
+			return p, err
 		}
 		if old != nil {
-			m := d.compare(e, old)
-			m.Kind = URLDuplicate
-			if m.Level != LevelNone || d.near(m, d.opt.Near) {
-				v.Kind, v.Matches, v.Survivor = URLDuplicate, []Match{m}, old.ID
+			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
 				p.seen = old
-				return v, p, nil
+				return p, nil
 			}
-			v.Kind, p.replaced = Changed, old
-			v.Matches = append(v.Matches, m)
+			p.replaced = old
 		}
 	}
 	skip := func(seq uint64) bool {
 		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
 	}
 
-	// 2 and 3. Exact, then near; a changed document's matches are reported too.
-	var found []*Stored
+	// 2 and 3. Exact, then near.
 	var loadErr error
 	err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
 		if skip(seq) {
@@ -438,19 +530,37 @@ func (d *Detector) decide(e *Entry, now time.Time, forAdd bool) (Verdict, plan, 
 			return false
 		}
 		if r != nil {
-			found = append(found, r)
+			p.exact = append(p.exact, r)
 		}
-		return len(found) < maxGroup
+		return len(p.exact) < maxGroup
 	})
 	if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
-		return v, p, err
+		return p, err
 	}
-	kind := ExactDuplicate
+	if len(p.exact) == 0 {
+		p.near, err = d.nearStored(e, d.opt.Near, skip)
+	}
+	return p, err
+}
+
+// verdict returns the verdict of e given its plan.
+func (d *Detector) verdict(e *Entry, p *plan) Verdict {
+	v := Verdict{ID: e.ID, URL: e.URL, Survivor: e.ID}
+	if p.seen != nil {
+		m := d.compare(e, p.seen)
+		m.Kind = URLDuplicate
+		v.Kind, v.Matches, v.Survivor = URLDuplicate, []Match{m}, p.seen.ID
+		return v
+	}
+	if p.replaced != nil {
+		// A changed document's matches are reported too, after the one it replaces.
+		m := d.compare(e, p.replaced)
+		m.Kind = URLDuplicate
+		v.Kind, v.Matches = Changed, []Match{m}
+	}
+	found, kind := p.exact, ExactDuplicate
 	if len(found) == 0 {
-		if found, err = d.nearStored(e, d.opt.Near, skip); err != nil {
-			return v, p, err
-		}
-		kind = NearDuplicate
+		found, kind = p.near, NearDuplicate
 	}
 	if v.Kind == Unique && len(found) > 0 {
 		v.Kind = kind
@@ -470,10 +580,7 @@ func (d *Detector) decide(e *Entry, now time.Time, forAdd bool) (Verdict, plan, 
 	if len(v.Matches) > d.opt.MaxMatches {
 		v.Matches = v.Matches[:d.opt.MaxMatches]
 	}
-	if !forAdd {
-		p = plan{}
-	}
-	return v, p, nil
+	return v
 }
 
 // storeErrOrNil wraps a non-nil error of the store.
@@ -756,6 +863,7 @@ func (d *Detector) Remove(id string) (bool, error) {
 		} else {
 			d.sim.Remove(r.seq)
 			d.count--
+			d.logChange(change{removed: []*Stored{r}})
 		}
 	}
 	d.mu.Unlock()
@@ -844,6 +952,7 @@ func (d *Detector) expire(now time.Time) (int, error) {
 		for _, r := range gone {
 			d.sim.Remove(r.seq)
 		}
+		d.logChange(change{removed: gone})
 		d.count -= len(gone)
 		n += len(gone)
 	}

@@ -614,3 +614,73 @@ func TestFingerprinterCanonicalURL(t *testing.T) {
 		t.Error("a URL that cannot be parsed was canonicalized")
 	}
 }
+
+// TestDetectorConcurrentAdds adds groups of copies from many goroutines at once: however
+// the adds interleave, each group must get exactly one Unique verdict (the reads of
+// concurrent adds run outside the lock, and the writes made meanwhile are merged in), and
+// ids added several times at once must be stored once.
+func TestDetectorConcurrentAdds(t *testing.T) { forStores(t, testDetectorConcurrentAdds) }
+
+func testDetectorConcurrentAdds(t *testing.T, newDetector func(testing.TB, Options) *Detector) {
+	d := newDetector(t, Options{})
+	const groups, copies = 12, 16
+	var docs []Document
+	for g := range groups {
+		base := words(uint64(100+g), 200)
+		for c := range copies {
+			w := slices.Clone(base)
+			if g%2 == 1 { // odd groups are near copies, even ones exact
+				w[c] = fmt.Sprint("edit", c)
+			}
+			docs = append(docs, Document{ID: fmt.Sprintf("g%d-c%d", g, c), Text: strings.Join(w, " ")})
+		}
+		// The same id from several goroutines, with other content each time.
+		for c := range 4 {
+			docs = append(docs, Document{ID: fmt.Sprintf("same-%d", g), Text: strings.Join(words(uint64(1000+10*g+c), 50), " ")})
+		}
+	}
+	rand.New(rand.NewPCG(1, 1)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	verdicts := make([]Verdict, len(docs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				v, err := d.Check(docs[i])
+				if err != nil {
+					t.Error(err)
+				}
+				verdicts[i] = v
+			}
+		})
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	unique := map[int]int{}
+	for i, v := range verdicts {
+		var g, c int
+		if n, _ := fmt.Sscanf(docs[i].ID, "g%d-c%d", &g, &c); n != 2 {
+			continue
+		}
+		want := ExactDuplicate
+		if g%2 == 1 {
+			want = NearDuplicate
+		}
+		if v.Kind == Unique {
+			unique[g]++
+		} else if v.Kind != want {
+			t.Errorf("%s: %v, want %v or unique", docs[i].ID, v.Kind, want)
+		}
+	}
+	for g := range groups {
+		if n := unique[g]; n != 1 {
+			t.Errorf("group %d: %d unique verdicts, want 1", g, n)
+		}
+	}
+	if want := groups*copies + groups; d.Len() != want {
+		t.Errorf("Len %d, want %d (every copy, and each repeated id once)", d.Len(), want)
+	}
+}

@@ -75,7 +75,7 @@ func Open(dir string, opt Options) (*DB, error) {
 		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
 	}
 	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // the deeper levels inherit it
-	o.TargetFileSizes[0] = 16 << 20 // the deeper levels double it
+	o.TargetFileSizes[0] = 16 << 20                   // the deeper levels double it
 	o.EnsureDefaults()                                // as Open would; CheckCompatibility needs them
 	if err := checkComparer(dir, o); err != nil {
 		return nil, err
