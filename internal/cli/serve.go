@@ -84,7 +84,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBody, fmt.Sprintf("refuse request bodies over `N` bytes with 413 (default %d: 32 MiB)", server.DefaultMaxBody))
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents with 413 (default %d)", server.DefaultMaxBatch))
 	fs.Int64Var(&c.cacheSize, "cache-size", defaultCacheSize, fmt.Sprintf("give the store a block cache of `BYTES` (default %d: 256 MiB)", defaultCacheSize))
-	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 4 x GOMAXPROCS)")
+	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "write logs to standard error as `FORMAT`: text or json (default text)")
