@@ -560,6 +560,15 @@ func (d *Detector) verdict(e *Entry, p *plan) Verdict {
 	}
 	found, kind := p.exact, ExactDuplicate
 	if len(found) == 0 {
+		// A copy with the same main text can reach the near list without the exact one:
+		// added between an add's two reads, it is found by the second. It is exact.
+		for _, r := range p.near {
+			if r.Main == e.Main {
+				found = append(found, r)
+			}
+		}
+	}
+	if len(found) == 0 {
 		found, kind = p.near, NearDuplicate
 	}
 	if v.Kind == Unique && len(found) > 0 {
