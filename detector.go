@@ -262,7 +262,8 @@ func (d *Detector) loadAccelerators() error {
 		return storeErr(err)
 	}
 	flush()
-	d.bandKeys = newBandFilter(uint(2 * d.bands * max(d.count, d.opt.Expected)))
+	// Room for a quarter more documents; past it the filter grows by a layer.
+	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
 	var keys []uint64
 	err = d.st.Postings(nsBand, func(key []byte, _ uint64) bool {
 		if len(key) == 8 {
