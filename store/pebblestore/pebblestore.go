@@ -64,12 +64,13 @@ func Open(dir string, opt Options) (*DB, error) {
 		// torn WAL tail from corruption on replay.
 		FormatMajorVersion: pebble.FormatTableFormatV6,
 		// Tuned for the service's writes, dozens of random keys (hashes) per document:
-		// larger memtables and a larger base level flush and rewrite less often (with
+		// larger memtables (two at most, for memory) and a larger base level flush and
+		// rewrite less often (with
 		// pebble's defaults, compaction took a third of the CPU at a million
 		// documents), and a second compaction may run when the first falls behind, as
 		// reads slow down with every file waiting in L0.
 		MemTableSize:                64 << 20,
-		MemTableStopWritesThreshold: 4,
+		MemTableStopWritesThreshold: 2,
 		L0StopWritesThreshold:       24,
 		LBaseMaxBytes:               512 << 20,
 		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
