@@ -44,17 +44,29 @@ func (s *Server) count(v neardup.Verdict) {
 	s.met.verdicts.WithLabelValues(v.Kind.String()).Inc()
 }
 
-// checkOne answers POST /v1/documents (add) and /v1/check.
-func (s *Server) checkOne(w http.ResponseWriter, r *http.Request, add bool) error {
+// decodeRequest returns the detector and the request's body decoded by decode, or the
+// error to answer (503 before the detector is ready, 413 over MaxBody, 400 for a body
+// decode refuses).
+func decodeRequest[T any](s *Server, w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (*neardup.Detector, T, error) {
+	var zero T
 	d, err := s.detector()
 	if err != nil {
-		return err
+		return nil, zero, err
 	}
 	body, err := readBody(w, r, s.cfg.MaxBody)
 	if err != nil {
-		return err
+		return nil, zero, err
 	}
-	doc, err := decodeDocument(body)
+	v, err := decode(body)
+	if err != nil {
+		return nil, zero, err
+	}
+	return d, v, nil
+}
+
+// checkOne answers POST /v1/documents (add) and /v1/check.
+func (s *Server) checkOne(w http.ResponseWriter, r *http.Request, add bool) error {
+	d, doc, err := decodeRequest(s, w, r, decodeDocument)
 	if err != nil {
 		return err
 	}
@@ -252,15 +264,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.detector()
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r, s.cfg.MaxBody)
-	if err != nil {
-		return err
-	}
-	q, err := decodeQuery(body)
+	d, q, err := decodeRequest(s, w, r, decodeQuery)
 	if err != nil {
 		return err
 	}
@@ -383,15 +387,7 @@ func mainText(page []byte, opt neardup.Options) (string, error) {
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.detector()
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r, s.cfg.MaxBody)
-	if err != nil {
-		return err
-	}
-	cj, err := decodeCompare(body)
+	d, cj, err := decodeRequest(s, w, r, decodeCompare)
 	if err != nil {
 		return err
 	}
