@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
@@ -130,7 +130,7 @@ func BenchmarkOpenDetector(b *testing.B) {
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
 				b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
-				b.ReportMetric(float64(rssBytes(b))/1e6, "rss-MB")
+				b.ReportMetric(float64(procstat.RSS())/1e6, "rss-MB")
 				runtime.KeepAlive(d)
 				s.Close()
 				b.StartTimer()
@@ -180,19 +180,4 @@ func buildSyntheticStore(b *testing.B, dir string, n int) {
 	if err := s.Sync(); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// rssBytes returns the resident set size of this process (Linux), or 0.
-func rssBytes(b *testing.B) int64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(status)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/hamming"
+	"github.com/neardup/neardup/internal/procstat"
 )
 
 var benchFindallCommand = &command{
@@ -124,7 +125,7 @@ func (c *benchFindallCmd) run(e *env, args []string) error {
 		Seconds:      best.Seconds(),
 		Pairs:        len(pairs),
 		PlantedPairs: len(planted),
-		PeakRSSBytes: peakRSS(),
+		PeakRSSBytes: procstat.PeakRSS(),
 		Seed:         c.seed,
 		Repeat:       c.repeat,
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/internal/evaldata"
+	"github.com/neardup/neardup/internal/procstat"
 )
 
 var benchDedupCommand = &command{
@@ -209,7 +210,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	out := benchDedupResult{
 		Docs: c.docs, Bytes: size, Method: c.method.String(), Threads: res.Options.Threads,
 		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
-		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: peakRSS(), Seed: c.seed,
+		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: procstat.PeakRSS(), Seed: c.seed,
 		Timings: res.Timings,
 	}
 	for j := range c.docs {

@@ -107,21 +107,3 @@ func TestPlantedWorkload(t *testing.T) {
 		}
 	}
 }
-
-func TestParseVmHWM(t *testing.T) {
-	tests := []struct {
-		in   string
-		want uint64
-	}{
-		{"Name:\tneardup\nVmPeak:\t  200 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n", 1234 << 10},
-		{"VmHWM: 7 kB", 7 << 10},
-		{"Name:\tneardup\n", 0},
-		{"VmHWM:\t12 MB\n", 0},
-		{"VmHWM:\tx kB\n", 0},
-	}
-	for _, tt := range tests {
-		if got := parseVmHWM([]byte(tt.in)); got != tt.want {
-			t.Errorf("parseVmHWM(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/internal/report"
 	"github.com/neardup/neardup/shingle"
 )
@@ -330,7 +331,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	st := r.Stats()
 	sum := dedupSummary{
-		Summary: res.Summary(), BadRecords: st.Bad, InputBytes: st.Total, PeakRSS: peakRSS(),
+		Summary: res.Summary(), BadRecords: st.Bad, InputBytes: st.Total, PeakRSS: procstat.PeakRSS(),
 		CorpusKept: corpusKept, Inputs: args,
 		Parameters: map[string]any{
 			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,

@@ -1,0 +1,35 @@
+package procstat
+
+import (
+	"runtime"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	const status = "Name:\tneardup\nVmPeak:\t  200 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n"
+	tests := []struct {
+		in, field string
+		want      uint64
+	}{
+		{status, "VmHWM", 1234 << 10},
+		{status, "VmRSS", 1000 << 10},
+		{"VmHWM: 7 kB", "VmHWM", 7 << 10},
+		{"Name:\tneardup\n", "VmHWM", 0},
+		{"VmHWM:\t12 MB\n", "VmHWM", 0},
+		{"VmHWM:\tx kB\n", "VmHWM", 0},
+	}
+	for _, tt := range tests {
+		if got := parse([]byte(tt.in), tt.field); got != tt.want {
+			t.Errorf("parse(%q, %s) = %d, want %d", tt.in, tt.field, got, tt.want)
+		}
+	}
+}
+
+func TestLive(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/self/status is Linux's")
+	}
+	if rss, peak := RSS(), PeakRSS(); rss == 0 || peak < rss {
+		t.Errorf("RSS %d, peak %d", rss, peak)
+	}
+}
