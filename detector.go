@@ -152,12 +152,11 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Distance %d: %v", ErrOptions, o.Distance, err)
 	}
-	lx, err := lsh.New(lsh.Options{Threshold: o.Threshold, K: o.MinHashK, FPWeight: 0.1, FNWeight: 0.9})
+	bands, rows, err := lsh.Options{Threshold: o.Threshold, K: o.MinHashK, FPWeight: 0.1, FNWeight: 0.9}.Banding()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
-	lo := lx.Options()
-	d := &Detector{opt: o, fpr: fpr, st: s, bands: lo.Bands, rows: lo.Rows, sim: sim}
+	d := &Detector{opt: o, fpr: fpr, st: s, bands: bands, rows: rows, sim: sim}
 	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}

@@ -236,6 +236,9 @@ func TestNewOptions(t *testing.T) {
 	if o := x.Options(); o.Bands != wantB || o.Rows != wantR || o.Threshold != 0.9 || o.K != 64 {
 		t.Fatalf("Options = %+v, want Params' (%d, %d)", o, wantB, wantR)
 	}
+	if b, r, err := (Options{Threshold: 0.9, K: 64, FNWeight: 1, FPWeight: 1}).Banding(); b != wantB || r != wantR || err != nil {
+		t.Fatalf("Banding = %d, %d, %v, want Params' (%d, %d)", b, r, err, wantB, wantR)
+	}
 	if o := mustNew(t, Options{}).Options(); o != zeroOptions() {
 		t.Fatalf("New(Options{}) = %+v, want %+v", o, zeroOptions())
 	}
@@ -247,6 +250,9 @@ func TestNewOptions(t *testing.T) {
 	for _, o := range bad {
 		if _, err := New(o); !errors.Is(err, ErrOptions) {
 			t.Errorf("New(%+v) = %v, want ErrOptions", o, err)
+		}
+		if _, _, err := o.Banding(); !errors.Is(err, ErrOptions) {
+			t.Errorf("%+v.Banding() = %v, want ErrOptions", o, err)
 		}
 	}
 }

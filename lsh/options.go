@@ -37,6 +37,14 @@ type Options struct {
 	FPWeight, FNWeight float64
 }
 
+// Banding returns the bands and rows an index with these options uses (Params' choice
+// when Bands and Rows are 0), for callers that keep band postings elsewhere
+// (AppendBandKeys), or an error wrapping ErrOptions as New would return.
+func (o Options) Banding() (bands, rows int, err error) {
+	r, err := o.resolve()
+	return r.Bands, r.Rows, err
+}
+
 // resolve returns o with its defaults filled in, or an error wrapping ErrOptions.
 func (o Options) resolve() (Options, error) {
 	if o.Threshold == 0 {
