@@ -71,8 +71,11 @@ func (r *Stored) candidate() Candidate {
 // order of arrival, and postings from its keys to that id (see the package
 // documentation, "The index in a store"). NewDetector keeps them in memory;
 // OpenDetector takes a persistent store, and a detector reopened on it answers as before
-// without fingerprinting anything again. A Detector keeps in memory only the key filter
-// (the pre-screen, about 1.2 bytes a key at 1%) and a count.
+// without fingerprinting anything again. Besides a count, a Detector keeps in memory what
+// it rebuilds from the postings when it opens a store: the key filter (the pre-screen,
+// about 1.2 bytes a key at 1%), which also spares checks the URL and exact lookups of
+// keys it rules out; the SimHash tables (package hamming); a Bloom filter of the band
+// keys; and a copy of the band postings while they fit Options.BandMemory.
 //
 // A Detector is safe for concurrent use, and concurrent adds give the verdicts of some
 // order of them. Check fingerprints and reads the store outside any lock; then, under
@@ -90,10 +93,13 @@ type Detector struct {
 	st    store.Store
 	bands int
 	rows  int
-	// sim and bandKeys are in-memory accelerators of the store's postings, rebuilt when
-	// the detector opens it: every stored SimHash by record id, and a filter of the band
-	// keys with postings. They assume the detector is its store's only writer.
+	// sim, bandIdx and bandKeys are in-memory accelerators of the store's postings,
+	// rebuilt when the detector opens it: every stored SimHash by record id, the band
+	// postings while they fit Options.BandMemory (nil when they did not at open), and a
+	// filter of the band keys with postings, which takes over when bandIdx gives up.
+	// They assume the detector is its store's only writer.
 	sim      *hamming.Index
+	bandIdx  *bandTable
 	bandKeys *bandFilter
 
 	mu      sync.Mutex // serializes writers from their merge to Write
@@ -263,10 +269,13 @@ func (d *Detector) loadAccelerators() error {
 	flush()
 	// Room for a quarter more documents; past it the filter grows by a layer.
 	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
+	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
 	var keys []uint64
-	err = d.st.Postings(nsBand, func(key []byte, _ uint64) bool {
+	err = d.st.Postings(nsBand, func(key []byte, seq uint64) bool {
 		if len(key) == 8 {
-			if keys = append(keys, binary.BigEndian.Uint64(key)); len(keys) == 1<<16 {
+			k := binary.BigEndian.Uint64(key)
+			d.bandIdx.add([]uint64{k}, seq)
+			if keys = append(keys, k); len(keys) == 1<<16 {
 				d.bandKeys.add(keys)
 				keys = keys[:0]
 			}
@@ -313,7 +322,10 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 // near-duplicates. The error is the store's; a verdict with Added true is durable.
 func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if !add {
-		p, err := d.gather(&e)
+		d.mu.Lock()
+		h := d.hints(&e)
+		d.mu.Unlock()
+		p, err := d.gather(&e, h)
 		if err != nil {
 			return Verdict{}, err
 		}
@@ -326,9 +338,9 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	// The reads go without the lock; under it, the changes made meanwhile are merged
 	// in (or, when they touch what the reads found, the reads are made again).
 	d.mu.Lock()
-	gen := d.gen
+	gen, h := d.gen, d.hints(&e)
 	d.mu.Unlock()
-	p, err := d.gather(&e)
+	p, err := d.gather(&e, h)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -393,7 +405,7 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	}
 	if d.gen != gen {
 		if cs, ok := d.since(gen); !ok || !d.merge(e, &p, cs) {
-			if p, err = d.gather(e); err != nil {
+			if p, err = d.gather(e, d.hints(e)); err != nil {
 				return v, false, err
 			}
 		}
@@ -438,7 +450,7 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 		return v, false, storeErr(err)
 	}
 	for _, o := range old {
-		d.sim.Remove(o.seq)
+		d.unindex(o)
 	}
 	d.index(r, bandKeys)
 	d.count += 1 - len(old)
@@ -491,8 +503,21 @@ func (d *Detector) merge(e *Entry, p *plan, cs []change) bool {
 	return true
 }
 
-// gather reads what the verdict of e depends on (see plan).
-func (d *Detector) gather(e *Entry) (plan, error) {
+// keyHints says which of an entry's keys the key filter may hold. One it rules out has
+// no postings, as the filter holds every stored URL and main-text hash (and never
+// forgets one), so gather does not look it up: a new document's two lookups are most of
+// its reads.
+type keyHints struct{ url, main bool }
+
+// hints returns the key filter's hints for e; d.mu is held. The filter holds the keys of
+// every write logged so far, so an add that takes its hints with its generation misses
+// no key but those of later writes, which it merges or reads again.
+func (d *Detector) hints(e *Entry) keyHints {
+	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: d.filter.HasExact(e.Main)}
+}
+
+// gather reads what the verdict of e depends on (see plan), given the key filter's hints.
+func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 	var p plan
 	self, err := d.byKey(nsDoc, []byte(e.ID))
 	if err != nil {
@@ -501,7 +526,7 @@ func (d *Detector) gather(e *Entry) (plan, error) {
 	p.self = self
 
 	// 1. The URL.
-	if e.URL != "" {
+	if h.url {
 		old, err := d.byKey(nsURL, []byte(e.URL))
 		if err != nil {
 			return p, err
@@ -519,23 +544,25 @@ func (d *Detector) gather(e *Entry) (plan, error) {
 	}
 
 	// 2 and 3. Exact, then near.
-	var loadErr error
-	err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
-		if skip(seq) {
-			return true
+	if h.main {
+		var loadErr error
+		err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
+			if skip(seq) {
+				return true
+			}
+			r, err := d.load(seq)
+			if err != nil {
+				loadErr = err
+				return false
+			}
+			if r != nil {
+				p.exact = append(p.exact, r)
+			}
+			return len(p.exact) < maxGroup
+		})
+		if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
+			return p, err
 		}
-		r, err := d.load(seq)
-		if err != nil {
-			loadErr = err
-			return false
-		}
-		if r != nil {
-			p.exact = append(p.exact, r)
-		}
-		return len(p.exact) < maxGroup
-	})
-	if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
-		return p, err
 	}
 	if len(p.exact) == 0 {
 		p.near, err = d.nearStored(e, d.opt.Near, skip)
@@ -672,13 +699,20 @@ func (d *Detector) putOps(b *store.Batch, r *Stored) (bandKeys []uint64) {
 	if !d.opt.NoSimHash {
 		b.Add(nsFP, be64(r.SimHash), r.seq)
 	}
-	if len(r.MinHash) == d.opt.MinHashK {
-		bandKeys = lsh.AppendBandKeys(nil, r.MinHash, d.bands, d.rows)
-		for _, k := range bandKeys {
-			b.Add(nsBand, be64(k), r.seq)
-		}
+	bandKeys = d.bandKeysOf(&r.Entry)
+	for _, k := range bandKeys {
+		b.Add(nsBand, be64(k), r.seq)
 	}
 	return bandKeys
+}
+
+// bandKeysOf returns the LSH band keys an entry is posted under: none when it is not
+// indexed or has a signature of another size.
+func (d *Detector) bandKeysOf(e *Entry) []uint64 {
+	if !d.indexed(e) || len(e.MinHash) != d.opt.MinHashK {
+		return nil
+	}
+	return lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
 }
 
 // index adds a stored document to the accelerators once its batch is written.
@@ -686,11 +720,19 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 	if d.indexed(&r.Entry) && !d.opt.NoSimHash {
 		d.sim.Add(r.seq, r.SimHash)
 	}
+	d.bandIdx.add(bandKeys, r.seq)
 	d.bandKeys.add(bandKeys)
 }
 
-// removeOps adds to b the removal of r's record and postings; the caller removes r.seq
-// from sim once b is written.
+// unindex removes a stored document from the accelerators once the batch removing it is
+// written (the band filter cannot forget).
+func (d *Detector) unindex(r *Stored) {
+	d.sim.Remove(r.seq)
+	d.bandIdx.remove(d.bandKeysOf(&r.Entry), r.seq)
+}
+
+// removeOps adds to b the removal of r's record and postings; the caller unindexes r
+// once b is written.
 func (d *Detector) removeOps(b *store.Batch, r *Stored) {
 	b.DeleteRecord(r.seq)
 	b.Remove(nsDoc, []byte(r.ID), r.seq)
@@ -705,10 +747,8 @@ func (d *Detector) removeOps(b *store.Batch, r *Stored) {
 	if !d.opt.NoSimHash {
 		b.Remove(nsFP, be64(r.SimHash), r.seq)
 	}
-	if len(r.MinHash) == d.opt.MinHashK {
-		for _, k := range lsh.AppendBandKeys(nil, r.MinHash, d.bands, d.rows) {
-			b.Remove(nsBand, be64(k), r.seq)
-		}
+	for _, k := range d.bandKeysOf(&r.Entry) {
+		b.Remove(nsBand, be64(k), r.seq)
 	}
 }
 
@@ -783,7 +823,17 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 		}
 	}
 	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
+		var ids []uint64
 		for _, k := range lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows) {
+			var ok bool
+			if ids, ok = d.bandIdx.appendIDs(ids[:0], k); ok {
+				for _, id := range ids {
+					if consider(id); failed != nil {
+						return nil, failed
+					}
+				}
+				continue
+			}
 			if !d.bandKeys.mayHave(k) {
 				continue
 			}
@@ -870,7 +920,7 @@ func (d *Detector) Remove(id string) (bool, error) {
 		if err = d.st.Write(&b); err != nil {
 			err = storeErr(err)
 		} else {
-			d.sim.Remove(r.seq)
+			d.unindex(r)
 			d.count--
 			d.logChange(change{removed: []*Stored{r}})
 		}
@@ -959,7 +1009,7 @@ func (d *Detector) expire(now time.Time) (int, error) {
 			return n, storeErr(err)
 		}
 		for _, r := range gone {
-			d.sim.Remove(r.seq)
+			d.unindex(r)
 		}
 		d.logChange(change{removed: gone})
 		d.count -= len(gone)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -682,5 +683,77 @@ func testDetectorConcurrentAdds(t *testing.T, newDetector func(testing.TB, Optio
 	}
 	if want := groups*copies + groups; d.Len() != want {
 		t.Errorf("Len %d, want %d (every copy, and each repeated id once)", d.Len(), want)
+	}
+}
+
+// TestDetectorBandCopy checks that the in-memory copy of the band postings changes no
+// verdict: detectors with the copy, without it, and with one that gives up halfway (its
+// budget is the smallest table) get the same documents, removals and replacements, and
+// must give the same verdicts and raw-query matches, by MinHash alone so that every
+// match comes through the bands.
+func TestDetectorBandCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	opt := Options{Near: NearMinHash, MaxMatches: 1000}
+	dir := t.TempDir()
+	newWith := func(name string, budget int64) *Detector {
+		o := opt
+		o.BandMemory = budget
+		d, err := OpenDetector(openPebble(t, filepath.Join(dir, name)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ds := []*Detector{
+		newWith("none", -1),
+		newWith("copy", 0),
+		newWith("gives-up", bandShards*bandMinSlots*8),
+	}
+	if ds[0].bandIdx != nil || !ds[1].bandIdx.active() || !ds[2].bandIdx.active() {
+		t.Fatal("the detectors do not start with the band copies they were given")
+	}
+	for i := range 1200 {
+		w := words(uint64(i%150), 120)
+		for range r.IntN(20) {
+			w[r.IntN(len(w))] = fmt.Sprintf("x%d", r.IntN(1000))
+		}
+		id := fmt.Sprintf("d%04d", i)
+		if i%10 == 9 {
+			id = fmt.Sprintf("d%04d", r.IntN(i)) // a replacement
+		}
+		doc := Document{ID: id, URL: fmt.Sprintf("https://example.com/%d", r.IntN(2000)), Text: strings.Join(w, " ")}
+		var want Verdict
+		for j, d := range ds {
+			v, err := d.Check(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j == 0 {
+				want = v
+			} else if !reflect.DeepEqual(v, want) {
+				t.Fatalf("document %d (%s): detector %d says\n%+v\nwithout a band copy:\n%+v", i, id, j, v, want)
+			}
+		}
+		if i%7 == 6 {
+			victim := fmt.Sprintf("d%04d", r.IntN(i))
+			for _, d := range ds {
+				if _, err := d.Remove(victim); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if i%5 == 0 {
+			fp, _ := ds[0].Fingerprinter().Fingerprint(doc)
+			want, _ := ds[0].Near(Query{MinHash: fp.MinHash})
+			for j, d := range ds[1:] {
+				got, err := d.Near(Query{MinHash: fp.MinHash})
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("document %d: detector %d's query gives %v (%v), without a band copy %v", i, j+1, got, err, want)
+				}
+			}
+		}
+	}
+	if !ds[1].bandIdx.active() || ds[2].bandIdx.active() {
+		t.Errorf("band copies active at the end: %v, %v; want true, false", ds[1].bandIdx.active(), ds[2].bandIdx.active())
 	}
 }

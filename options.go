@@ -50,6 +50,9 @@ const (
 	DefaultMaxMatches = 16
 	DefaultExpected   = 1_000_000
 	DefaultFilterRate = 0.01
+	// DefaultBandMemory is the default Options.BandMemory: 512 MiB, the band postings of
+	// about two million documents at the default Threshold (25 bands).
+	DefaultBandMemory = 512 << 20
 )
 
 // Options configure a Fingerprinter and a Detector. The zero value is the documented
@@ -108,6 +111,14 @@ type Options struct {
 	// as large when it fills.
 	Expected   int
 	FilterRate float64
+	// BandMemory bounds, in bytes, a Detector's in-memory copy of its LSH band postings,
+	// which answers the band lookups of checks and queries without asking the store (10
+	// to 20 bytes a posting, a posting per band of each indexed document); 0 means
+	// DefaultBandMemory (512 MiB) and a negative value keeps no copy. When the copy would
+	// grow past it, or at open when the store's postings would not fit, the detector
+	// drops it and asks the store, skipping the bands a Bloom filter of band keys rules
+	// out. The verdicts are the same either way.
+	BandMemory int64
 	// Now returns the current time; nil means time.Now. Tests set it.
 	Now func() time.Time
 }
@@ -157,6 +168,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !(o.FilterRate > 0 && o.FilterRate < 1) {
 		return o, fmt.Errorf("%w: FilterRate %g: use a rate in (0, 1)", ErrOptions, o.FilterRate)
+	}
+	if o.BandMemory == 0 {
+		o.BandMemory = DefaultBandMemory
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -1,0 +1,219 @@
+package neardup
+
+import (
+	"math"
+	"sync"
+)
+
+// bandTable is an exact in-memory copy of a detector's band postings: for each LSH band
+// key, the record ids posted under it. With it a check finds its band candidates without
+// asking the store (25 lookups at the defaults, each microseconds in an LSM tree), which
+// is most of the cost of a raw query and of checking a near copy.
+//
+// It holds 8 bytes a posting in open-addressing tables (linear probing, at most 80%
+// full, so 10 to 20 bytes a posting), sharded so that a table grows one shard at a time.
+// A slot keeps a 32-bit tag of the band key and a 32-bit record id; two band keys with
+// the same shard and tag share postings, so a lookup may return a few ids posted under
+// another key (about one lookup in ten thousand at a million documents), which costs
+// nothing but their check: every candidate is compared before it is reported. No id is
+// ever missed.
+//
+// The table gives up, for good, when it would grow past its budget or is given a record
+// id that does not fit 32 bits: it frees its slots, and the detector asks the store
+// again, through its band filter. Safe for concurrent use.
+type bandTable struct {
+	mu     sync.RWMutex
+	shards [bandShards]bandShard
+	bytes  int64 // of all shards' slots
+	budget int64
+	off    bool
+}
+
+// bandShards is the number of shards: a power of two, indexed by a band key's low bits.
+const bandShards = 64
+
+// bandShard is one open-addressing table: a power-of-two number of slots, where a tag's
+// run starts at its home slot (the tag scaled to the table) and goes on to the next
+// empty slot, wrapping around.
+type bandShard struct {
+	slots []bandSlot
+	n     int
+}
+
+// bandSlot is one posting; seq 0 marks an empty slot (record ids start at 1).
+type bandSlot struct{ tag, seq uint32 }
+
+// bandMinSlots is the fewest slots of a shard that holds anything.
+const bandMinSlots = 1 << 8
+
+// newBandTable returns a table with the budget in bytes, its shards sized for n
+// postings, or nil when n postings would not fit the budget (or budget is negative).
+func newBandTable(budget int64, n int) *bandTable {
+	slots := bandMinSlots
+	for slots*4/5 < n/bandShards+1 {
+		slots *= 2
+	}
+	need := int64(slots) * bandShards * 8
+	if budget < 0 || need > budget {
+		return nil
+	}
+	t := &bandTable{budget: budget, bytes: need}
+	for i := range t.shards {
+		t.shards[i].slots = make([]bandSlot, slots)
+	}
+	return t
+}
+
+// bandSplit returns a band key's shard and tag.
+func bandSplit(key uint64) (shard int, tag uint32) {
+	return int(key & (bandShards - 1)), uint32(key >> 32)
+}
+
+func (s *bandShard) home(tag uint32) int { return int(uint64(tag) * uint64(len(s.slots)) >> 32) }
+
+// active reports whether the table still answers lookups.
+func (t *bandTable) active() bool {
+	if t == nil {
+		return false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return !t.off
+}
+
+// size returns the bytes the table's slots take (0 once it has given up).
+func (t *bandTable) size() int64 {
+	if t == nil {
+		return 0
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.bytes
+}
+
+// appendIDs appends to dst the ids posted under key (and possibly a few posted under
+// keys that share its shard and tag); ok is false when the table has given up, and the
+// store must be asked.
+func (t *bandTable) appendIDs(dst []uint64, key uint64) (_ []uint64, ok bool) {
+	if t == nil {
+		return dst, false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.off {
+		return dst, false
+	}
+	sh, tag := bandSplit(key)
+	s := &t.shards[sh]
+	if s.n == 0 {
+		return dst, true
+	}
+	mask := len(s.slots) - 1
+	for i := s.home(tag); s.slots[i].seq != 0; i = (i + 1) & mask {
+		if s.slots[i].tag == tag {
+			dst = append(dst, uint64(s.slots[i].seq))
+		}
+	}
+	return dst, true
+}
+
+// add posts seq under each key.
+func (t *bandTable) add(keys []uint64, seq uint64) {
+	if t == nil || len(keys) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.off {
+		return
+	}
+	if seq == 0 || seq > math.MaxUint32 {
+		t.giveUp()
+		return
+	}
+	for _, k := range keys {
+		sh, tag := bandSplit(k)
+		s := &t.shards[sh]
+		if (s.n+1)*5 > len(s.slots)*4 {
+			grown := max(2*len(s.slots), bandMinSlots)
+			if t.bytes+int64(grown-len(s.slots))*8 > t.budget {
+				t.giveUp()
+				return
+			}
+			t.bytes += int64(grown-len(s.slots)) * 8
+			s.resize(grown)
+		}
+		s.insert(bandSlot{tag, uint32(seq)})
+	}
+}
+
+// remove deletes the postings of seq under each key.
+func (t *bandTable) remove(keys []uint64, seq uint64) {
+	if t == nil || len(keys) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.off || seq == 0 || seq > math.MaxUint32 {
+		return
+	}
+	for _, k := range keys {
+		sh, tag := bandSplit(k)
+		t.shards[sh].delete(bandSlot{tag, uint32(seq)})
+	}
+}
+
+// giveUp frees the slots; the table answers no more lookups. t.mu is held.
+func (t *bandTable) giveUp() {
+	t.off = true
+	t.bytes = 0
+	for i := range t.shards {
+		t.shards[i] = bandShard{}
+	}
+}
+
+func (s *bandShard) insert(e bandSlot) {
+	mask := len(s.slots) - 1
+	i := s.home(e.tag)
+	for s.slots[i].seq != 0 {
+		i = (i + 1) & mask
+	}
+	s.slots[i] = e
+	s.n++
+}
+
+func (s *bandShard) resize(n int) {
+	old := s.slots
+	s.slots, s.n = make([]bandSlot, n), 0
+	for _, e := range old {
+		if e.seq != 0 {
+			s.insert(e)
+		}
+	}
+}
+
+// delete removes one slot equal to e, if there is one, and shifts the slots after it
+// back so that every run stays unbroken (backward-shift deletion).
+func (s *bandShard) delete(e bandSlot) {
+	if s.n == 0 {
+		return
+	}
+	mask := len(s.slots) - 1
+	i := s.home(e.tag)
+	for s.slots[i] != e {
+		if s.slots[i].seq == 0 {
+			return
+		}
+		i = (i + 1) & mask
+	}
+	// Slot i is free now: move into it the next slot whose home is not after i (in the
+	// run's wrapped order), and repeat from that slot.
+	for j := (i + 1) & mask; s.slots[j].seq != 0; j = (j + 1) & mask {
+		if h := s.home(s.slots[j].tag); (j-h)&mask >= (j-i)&mask {
+			s.slots[i] = s.slots[j]
+			i = j
+		}
+	}
+	s.slots[i] = bandSlot{}
+	s.n--
+}

@@ -1,0 +1,129 @@
+package neardup
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestBandTableOracle runs random adds, removes and lookups against a map of the same
+// postings. The keys come from a small set, so that many documents share a key (copies
+// share every band), and some pairs of keys share a shard and tag: a lookup must return
+// every id posted under its key and, for such a pair, may return the other's too.
+func TestBandTableOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, 300)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	for i := 0; i < 20; i++ { // keys sharing a shard and tag with another
+		keys = append(keys, keys[i]^0xffff_ffc0)
+	}
+	table := newBandTable(1<<30, 0)
+	model := map[uint64]map[uint64]bool{} // key -> ids
+	posted := map[uint64][]uint64{}       // id -> keys
+	for op := range 100_000 {
+		switch x := r.IntN(10); {
+		case x < 5:
+			seq := uint64(r.IntN(5000) + 1)
+			if posted[seq] != nil {
+				continue
+			}
+			var ks []uint64
+			for range r.IntN(5) + 1 {
+				k := keys[r.IntN(len(keys))]
+				if !slices.Contains(ks, k) {
+					ks = append(ks, k)
+				}
+			}
+			table.add(ks, seq)
+			posted[seq] = ks
+			for _, k := range ks {
+				if model[k] == nil {
+					model[k] = map[uint64]bool{}
+				}
+				model[k][seq] = true
+			}
+		case x < 8:
+			seq := uint64(r.IntN(5000) + 1)
+			table.remove(posted[seq], seq)
+			for _, k := range posted[seq] {
+				delete(model[k], seq)
+			}
+			delete(posted, seq)
+		default:
+			k := keys[r.IntN(len(keys))]
+			got, ok := table.appendIDs(nil, k)
+			if !ok {
+				t.Fatalf("op %d: the table gave up", op)
+			}
+			for seq := range model[k] {
+				if !slices.Contains(got, seq) {
+					t.Fatalf("op %d: key %x misses id %d: got %v", op, k, seq, got)
+				}
+			}
+			twin := k ^ 0xffff_ffc0
+			for _, seq := range got {
+				if !model[k][seq] && !model[twin][seq] {
+					t.Fatalf("op %d: key %x returned id %d, posted under neither it nor its twin", op, k, seq)
+				}
+			}
+			if !slices.Contains(keys, twin) && len(got) != len(model[k]) {
+				t.Fatalf("op %d: key %x returned %d ids, want %d", op, k, len(got), len(model[k]))
+			}
+		}
+	}
+	n := 0
+	for i := range table.shards {
+		n += table.shards[i].n
+	}
+	want := 0
+	for _, ks := range posted {
+		want += len(ks)
+	}
+	if n != want {
+		t.Errorf("the table holds %d postings, the model %d", n, want)
+	}
+}
+
+// TestBandTableGivesUp checks the two ways the table stops answering: growing past its
+// budget and a record id past 32 bits. Either way it frees its slots and says so.
+func TestBandTableGivesUp(t *testing.T) {
+	if newBandTable(1000, 0) != nil {
+		t.Error("a table over its budget from the start was made")
+	}
+	if newBandTable(-1, 0) != nil {
+		t.Error("a table with a negative budget was made")
+	}
+	small := int64(bandShards * bandMinSlots * 8)
+	table := newBandTable(small, 0)
+	if !table.active() || table.size() != small {
+		t.Fatalf("active %v, size %d: want a live table of %d bytes", table.active(), table.size(), small)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	seq := uint64(1)
+	for ; table.active(); seq++ {
+		table.add([]uint64{r.Uint64()}, seq)
+		if seq > bandShards*bandMinSlots {
+			t.Fatal("the table outgrew its budget")
+		}
+	}
+	if _, ok := table.appendIDs(nil, 1); ok || table.size() != 0 {
+		t.Errorf("after giving up: lookup ok %v, size %d", ok, table.size())
+	}
+	// A shard can hold 80% of its slots: the first one to need more gives up.
+	if min := uint64(bandMinSlots * 4 / 5); seq < min {
+		t.Errorf("gave up after %d postings, before any shard was full (%d)", seq, min)
+	}
+
+	table = newBandTable(1<<20, 0)
+	table.add([]uint64{7}, math.MaxUint32)
+	if !table.active() {
+		t.Fatal("an id of 32 bits made the table give up")
+	}
+	table.add([]uint64{7}, math.MaxUint32+1)
+	if table.active() {
+		t.Error("an id past 32 bits was taken")
+	}
+}
