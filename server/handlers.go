@@ -137,7 +137,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 					return errs[i] // the store failed: the rest would too
 				}
 			}
-			ae := asAPIError(errs[i])
+			ae := clientError(errs[i])
 			results[i].Error = &errorDetail{ae.code, ae.message}
 		}
 		return nil
@@ -152,15 +152,6 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"results": results})
 	return nil
-}
-
-// asAPIError returns the *apiError of a document's error.
-func asAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	return errorf(http.StatusBadRequest, "invalid_document", "%v", err)
 }
 
 // hashesJSON are a stored document's exact hashes.

@@ -376,18 +376,27 @@ type errorDetail struct {
 	Message string `json:"message"`
 }
 
-// writeError answers err: an *apiError with its status and code; an invalid document or
-// query (neardup.ErrDocument, neardup.ErrOptions) 400; anything else, which can only be
-// the store's failure, 500.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+// clientError returns the *apiError that answers err when the request is at fault: err
+// itself, or 400 for an invalid document (neardup.ErrDocument) or query
+// (neardup.ErrOptions). It returns nil for anything else, which can only be the store's
+// failure.
+func clientError(err error) *apiError {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
+		return ae
 	case errors.Is(err, neardup.ErrDocument):
-		ae = errorf(http.StatusBadRequest, "invalid_document", "%v", err)
+		return errorf(http.StatusBadRequest, "invalid_document", "%v", err)
 	case errors.Is(err, neardup.ErrOptions):
-		ae = errorf(http.StatusBadRequest, "bad_request", "%v", err)
-	default:
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
+	return nil
+}
+
+// writeError answers err: as clientError says, or 500 for the store's failure.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := clientError(err)
+	if ae == nil {
 		s.cfg.Logger.Error("store failure", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = errorf(http.StatusInternalServerError, "internal", "%v", err)
 	}
