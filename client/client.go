@@ -270,6 +270,9 @@ type wireError struct {
 	Message string `json:"message"`
 }
 
+// item returns the error of one item of a batch answer, which has no status of its own.
+func (e *wireError) item() *APIError { return &APIError{Code: e.Code, Message: e.Message} }
+
 // call sends a JSON request (in, nil for none) and decodes a 2xx JSON answer into out.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
 	r := request{method: method, path: path}
