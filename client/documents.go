@@ -305,34 +305,121 @@ func isNotFound(err error) bool {
 	return errors.As(err, &api) && api.Status == http.StatusNotFound && api.Code == "not_found"
 }
 
-// Query returns the stored documents near raw fingerprints (POST
-// /v1/fingerprints/query), as neardup.Detector.Near does: a SimHash when q.HasSimHash, a
-// MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
-// from a Fingerprinter with the service's options. A query with neither is an error
-// without a request.
-func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+// wireQuery is a fingerprint query in a request.
+type wireQuery struct {
+	SimHash string `json:"simhash,omitempty"`
+	MinHash string `json:"minhash,omitempty"`
+}
+
+// encodeQuery returns the query's wire form, or an error for a query with neither
+// fingerprint.
+func encodeQuery(q *neardup.Query) (wireQuery, error) {
+	var w wireQuery
 	if !q.HasSimHash && len(q.MinHash) == 0 {
-		return nil, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
-	}
-	var in struct {
-		SimHash string `json:"simhash,omitempty"`
-		MinHash string `json:"minhash,omitempty"`
+		return w, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
 	}
 	if q.HasSimHash {
-		in.SimHash = fmt.Sprintf("%016x", q.SimHash)
+		w.SimHash = fmt.Sprintf("%016x", q.SimHash)
 	}
 	if len(q.MinHash) > 0 {
 		b := make([]byte, 0, 4*len(q.MinHash))
 		for _, v := range q.MinHash {
 			b = binary.LittleEndian.AppendUint32(b, v)
 		}
-		in.MinHash = hex.EncodeToString(b)
+		w.MinHash = hex.EncodeToString(b)
+	}
+	return w, nil
+}
+
+// Query returns the stored documents near raw fingerprints (POST
+// /v1/fingerprints/query), as neardup.Detector.Near does: a SimHash when q.HasSimHash, a
+// MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
+// from a Fingerprinter with the service's options. A query with neither is an error
+// without a request.
+func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+	in, err := encodeQuery(&q)
+	if err != nil {
+		return nil, err
 	}
 	var out struct {
 		Matches []neardup.Match `json:"matches"`
 	}
-	err := c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
+	err = c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
 	return out.Matches, err
+}
+
+// QueryResult is one query's outcome in a QueryBatch: its matches, or the error that
+// kept it from them.
+type QueryResult struct {
+	// Matches are what Query answers for the query: the stored documents near its
+	// fingerprints, strongest first.
+	Matches []neardup.Match
+	// Err is the query's own error (an *APIError with Status 0 from the service, for a
+	// query that Query would get a 400 for, or the client's for a query with neither
+	// fingerprint, which it then does not send), or the error of the request that
+	// carried it.
+	Err error
+}
+
+type wireQueryResult struct {
+	Matches []neardup.Match `json:"matches"`
+	Error   *wireError      `json:"error"`
+}
+
+// QueryBatch asks many queries (POST /v1/fingerprints/query:batch) and returns one
+// QueryResult for each, in the order given: what Query would answer for it. The queries
+// go in requests of at most Options.BatchSize, up to Options.Concurrency at a time, and
+// a service with a lower maximum makes the client halve them, as for CheckBatch.
+//
+// The error is the first request that failed as a whole (after its retries); its
+// queries' results carry it too and the others are good. A query with neither
+// fingerprint fails alone, without a request. Results are always len(qs) long.
+func (c *Client) QueryBatch(ctx context.Context, qs []neardup.Query) ([]QueryResult, error) {
+	res := make([]QueryResult, len(qs))
+	// The encoded queries and where each one's result goes.
+	var wire []wireQuery
+	var at []int
+	for i := range qs {
+		w, err := encodeQuery(&qs[i])
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		wire = append(wire, w)
+		at = append(at, i)
+	}
+	const path = "/v1/fingerprints/query:batch"
+	post := func(lo, hi int) error {
+		in := struct {
+			Queries []wireQuery `json:"queries"`
+		}{wire[lo:hi]}
+		var out struct {
+			Results []wireQueryResult `json:"results"`
+		}
+		if err := c.call(ctx, http.MethodPost, path, &in, &out); err != nil {
+			return err
+		}
+		if len(out.Results) != hi-lo {
+			return fmt.Errorf("client: POST %s: %d results for %d queries", path, len(out.Results), hi-lo)
+		}
+		for j, i := range at[lo:hi] {
+			switch r := out.Results[j]; {
+			case r.Error != nil:
+				res[i].Err = r.Error.item()
+			case r.Matches != nil:
+				res[i].Matches = r.Matches
+			default:
+				res[i].Err = fmt.Errorf("client: POST %s: result %d has neither matches nor an error", path, j)
+			}
+		}
+		return nil
+	}
+	failed := func(lo, hi int, err error) {
+		for _, i := range at[lo:hi] {
+			res[i].Err = err
+		}
+	}
+	return res, c.chunks(len(wire), false, post, failed)
 }
 
 // parseTime reads an RFC 3339 time; "" is the zero time.
