@@ -44,12 +44,13 @@ type Options struct {
 	// Retry-After if that is longer. 0 means DefaultBackoff (50ms) and DefaultMaxBackoff
 	// (2s).
 	Backoff, MaxBackoff time.Duration
-	// BatchSize is the most documents one batch request carries; 0 means
+	// BatchSize is the most documents or queries one batch request carries; 0 means
 	// DefaultBatchSize (1000, the server's default maximum). A server configured with a
 	// lower maximum answers 413, and the client then halves the request.
 	BatchSize int
-	// Concurrency is how many batch requests CheckBatch has in flight at once; 0 means
-	// DefaultConcurrency (4). AddBatch always sends its requests one after another.
+	// Concurrency is how many batch requests CheckBatch and QueryBatch have in flight at
+	// once; 0 means DefaultConcurrency (4). AddBatch always sends its requests one after
+	// another.
 	Concurrency int
 }
 
@@ -269,6 +270,9 @@ type wireError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// item returns the error of one item of a batch answer, which has no status of its own.
+func (e *wireError) item() *APIError { return &APIError{Code: e.Code, Message: e.Message} }
 
 // call sends a JSON request (in, nil for none) and decodes a 2xx JSON answer into out.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) error {

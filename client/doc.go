@@ -36,7 +36,7 @@
 //     would answer Unique or NearDuplicate, never URLDuplicate, Changed or
 //     ExactDuplicate. Which of the two it is, only the service can say: near duplicates
 //     are never answered locally. Query with the ScreenResult's Fingerprints asks for
-//     them without sending the page.
+//     them without sending the page, and QueryBatch for many pages in one request.
 //
 // So the pre-screen skips lookups, not stores: a page the crawler keeps must still be
 // added (Add, or later in an AddBatch), or the service will not know it and later

@@ -134,13 +134,51 @@ func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) (
 		wire = append(wire, w)
 		at = append(at, i)
 	}
+	const path = "/v1/documents:batch"
+	post := func(lo, hi int) error {
+		var out struct {
+			Results []wireResult `json:"results"`
+		}
+		if err := c.call(ctx, http.MethodPost, path, &wireBatch{Documents: wire[lo:hi], Add: add}, &out); err != nil {
+			return err
+		}
+		if len(out.Results) != hi-lo {
+			return fmt.Errorf("client: POST %s: %d results for %d documents", path, len(out.Results), hi-lo)
+		}
+		for j, i := range at[lo:hi] {
+			switch r := out.Results[j]; {
+			case r.Error != nil:
+				res[i].Err = r.Error.item()
+			case r.Verdict != nil:
+				res[i].Verdict = *r.Verdict
+			default:
+				res[i].Err = fmt.Errorf("client: POST %s: result %d has neither a verdict nor an error", path, j)
+			}
+		}
+		return nil
+	}
+	failed := func(lo, hi int, err error) {
+		for _, i := range at[lo:hi] {
+			res[i].Err = err
+		}
+	}
+	return res, c.chunks(len(wire), add, post, failed)
+}
+
+// chunks sends n items of a batch in requests of at most Options.BatchSize: one after
+// another when inOrder, else up to Options.Concurrency at a time. post sends the items
+// [lo, hi) in one request and fills their results, or returns the request's error;
+// failed gives that error to the items' results. A request the service answers 413 is
+// halved and its halves sent instead. chunks returns the error of the first failed
+// request by position.
+func (c *Client) chunks(n int, inOrder bool, post func(lo, hi int) error, failed func(lo, hi int, err error)) error {
 	var (
 		mu    sync.Mutex
 		first error
 		next  int // the lowest failed chunk's start, so that the error is deterministic
 	)
 	send := func(lo, hi int) {
-		if err := c.chunk(ctx, wire[lo:hi], at[lo:hi], add, res); err != nil {
+		if err := split(lo, hi, post, failed); err != nil {
 			mu.Lock()
 			if first == nil || lo < next {
 				first, next = err, lo
@@ -149,57 +187,41 @@ func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) (
 		}
 	}
 	size := c.opt.BatchSize
-	if add || c.opt.Concurrency == 1 {
-		for lo := 0; lo < len(wire); lo += size {
-			send(lo, min(lo+size, len(wire)))
+	if inOrder || c.opt.Concurrency == 1 {
+		for lo := 0; lo < n; lo += size {
+			send(lo, min(lo+size, n))
 		}
-		return res, first
+		return first
 	}
 	sem := make(chan struct{}, c.opt.Concurrency)
 	var wg sync.WaitGroup
-	for lo := 0; lo < len(wire); lo += size {
+	for lo := 0; lo < n; lo += size {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			send(lo, min(lo+size, len(wire)))
+			send(lo, min(lo+size, n))
 		})
 	}
 	wg.Wait()
-	return res, first
+	return first
 }
 
-// chunk sends one batch request and fills the results of its documents, halving the
-// request when the service says it is too large.
-func (c *Client) chunk(ctx context.Context, docs []wireDocument, at []int, add bool, res []Result) error {
-	var out struct {
-		Results []wireResult `json:"results"`
-	}
-	err := c.call(ctx, http.MethodPost, "/v1/documents:batch", &wireBatch{Documents: docs, Add: add}, &out)
+// split posts the items [lo, hi), halving the request, in order, when the service says
+// it is too large, and returns the first error.
+func split(lo, hi int, post func(lo, hi int) error, failed func(lo, hi int, err error)) error {
+	err := post(lo, hi)
 	var api *APIError
-	if errors.As(err, &api) && api.Status == http.StatusRequestEntityTooLarge && len(docs) > 1 {
-		h := len(docs) / 2
-		err1 := c.chunk(ctx, docs[:h], at[:h], add, res)
-		err2 := c.chunk(ctx, docs[h:], at[h:], add, res)
+	if errors.As(err, &api) && api.Status == http.StatusRequestEntityTooLarge && hi-lo > 1 {
+		h := lo + (hi-lo)/2
+		err1 := split(lo, h, post, failed)
+		err2 := split(h, hi, post, failed)
 		if err1 != nil {
 			return err1
 		}
 		return err2
 	}
-	if err == nil && len(out.Results) != len(docs) {
-		err = fmt.Errorf("client: POST /v1/documents:batch: %d results for %d documents", len(out.Results), len(docs))
-	}
-	for j, i := range at {
-		switch {
-		case err != nil:
-			res[i].Err = err
-		case out.Results[j].Error != nil:
-			e := out.Results[j].Error
-			res[i].Err = &APIError{Code: e.Code, Message: e.Message}
-		case out.Results[j].Verdict != nil:
-			res[i].Verdict = *out.Results[j].Verdict
-		default:
-			res[i].Err = fmt.Errorf("client: POST /v1/documents:batch: result %d has neither a verdict nor an error", j)
-		}
+	if err != nil {
+		failed(lo, hi, err)
 	}
 	return err
 }
@@ -283,34 +305,121 @@ func isNotFound(err error) bool {
 	return errors.As(err, &api) && api.Status == http.StatusNotFound && api.Code == "not_found"
 }
 
-// Query returns the stored documents near raw fingerprints (POST
-// /v1/fingerprints/query), as neardup.Detector.Near does: a SimHash when q.HasSimHash, a
-// MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
-// from a Fingerprinter with the service's options. A query with neither is an error
-// without a request.
-func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+// wireQuery is a fingerprint query in a request.
+type wireQuery struct {
+	SimHash string `json:"simhash,omitempty"`
+	MinHash string `json:"minhash,omitempty"`
+}
+
+// encodeQuery returns the query's wire form, or an error for a query with neither
+// fingerprint.
+func encodeQuery(q *neardup.Query) (wireQuery, error) {
+	var w wireQuery
 	if !q.HasSimHash && len(q.MinHash) == 0 {
-		return nil, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
-	}
-	var in struct {
-		SimHash string `json:"simhash,omitempty"`
-		MinHash string `json:"minhash,omitempty"`
+		return w, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
 	}
 	if q.HasSimHash {
-		in.SimHash = fmt.Sprintf("%016x", q.SimHash)
+		w.SimHash = fmt.Sprintf("%016x", q.SimHash)
 	}
 	if len(q.MinHash) > 0 {
 		b := make([]byte, 0, 4*len(q.MinHash))
 		for _, v := range q.MinHash {
 			b = binary.LittleEndian.AppendUint32(b, v)
 		}
-		in.MinHash = hex.EncodeToString(b)
+		w.MinHash = hex.EncodeToString(b)
+	}
+	return w, nil
+}
+
+// Query returns the stored documents near raw fingerprints (POST
+// /v1/fingerprints/query), as neardup.Detector.Near does: a SimHash when q.HasSimHash, a
+// MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
+// from a Fingerprinter with the service's options. A query with neither is an error
+// without a request.
+func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+	in, err := encodeQuery(&q)
+	if err != nil {
+		return nil, err
 	}
 	var out struct {
 		Matches []neardup.Match `json:"matches"`
 	}
-	err := c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
+	err = c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
 	return out.Matches, err
+}
+
+// QueryResult is one query's outcome in a QueryBatch: its matches, or the error that
+// kept it from them.
+type QueryResult struct {
+	// Matches are what Query answers for the query: the stored documents near its
+	// fingerprints, strongest first.
+	Matches []neardup.Match
+	// Err is the query's own error (an *APIError with Status 0 from the service, for a
+	// query that Query would get a 400 for, or the client's for a query with neither
+	// fingerprint, which it then does not send), or the error of the request that
+	// carried it.
+	Err error
+}
+
+type wireQueryResult struct {
+	Matches []neardup.Match `json:"matches"`
+	Error   *wireError      `json:"error"`
+}
+
+// QueryBatch asks many queries (POST /v1/fingerprints/query:batch) and returns one
+// QueryResult for each, in the order given: what Query would answer for it. The queries
+// go in requests of at most Options.BatchSize, up to Options.Concurrency at a time, and
+// a service with a lower maximum makes the client halve them, as for CheckBatch.
+//
+// The error is the first request that failed as a whole (after its retries); its
+// queries' results carry it too and the others are good. A query with neither
+// fingerprint fails alone, without a request. Results are always len(qs) long.
+func (c *Client) QueryBatch(ctx context.Context, qs []neardup.Query) ([]QueryResult, error) {
+	res := make([]QueryResult, len(qs))
+	// The encoded queries and where each one's result goes.
+	var wire []wireQuery
+	var at []int
+	for i := range qs {
+		w, err := encodeQuery(&qs[i])
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		wire = append(wire, w)
+		at = append(at, i)
+	}
+	const path = "/v1/fingerprints/query:batch"
+	post := func(lo, hi int) error {
+		in := struct {
+			Queries []wireQuery `json:"queries"`
+		}{wire[lo:hi]}
+		var out struct {
+			Results []wireQueryResult `json:"results"`
+		}
+		if err := c.call(ctx, http.MethodPost, path, &in, &out); err != nil {
+			return err
+		}
+		if len(out.Results) != hi-lo {
+			return fmt.Errorf("client: POST %s: %d results for %d queries", path, len(out.Results), hi-lo)
+		}
+		for j, i := range at[lo:hi] {
+			switch r := out.Results[j]; {
+			case r.Error != nil:
+				res[i].Err = r.Error.item()
+			case r.Matches != nil:
+				res[i].Matches = r.Matches
+			default:
+				res[i].Err = fmt.Errorf("client: POST %s: result %d has neither matches nor an error", path, j)
+			}
+		}
+		return nil
+	}
+	failed := func(lo, hi int, err error) {
+		for _, i := range at[lo:hi] {
+			res[i].Err = err
+		}
+	}
+	return res, c.chunks(len(wire), false, post, failed)
 }
 
 // parseTime reads an RFC 3339 time; "" is the zero time.

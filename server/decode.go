@@ -56,6 +56,11 @@ type queryJSON struct {
 	MinHash string `json:"minhash"`
 }
 
+// queryBatchJSON is the body of POST /v1/fingerprints/query:batch.
+type queryBatchJSON struct {
+	Queries []json.RawMessage `json:"queries"`
+}
+
 // compareJSON is the body of POST /v1/compare.
 type compareJSON struct {
 	A    string `json:"a"`
@@ -178,6 +183,28 @@ func decodeQuery(body []byte) (neardup.Query, error) {
 		q.MinHash = sig
 	}
 	return q, nil
+}
+
+// decodeQueryBatch decodes the body of POST /v1/fingerprints/query:batch: the queries,
+// each valid or the error that answers it, as decodeQuery would. No query is 400
+// bad_request, more than max 413 too_many_queries.
+func decodeQueryBatch(body []byte, max int) (qs []neardup.Query, errs []error, err error) {
+	var bj queryBatchJSON
+	if err := decodeStrict(body, &bj); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(bj.Queries) == 0:
+		return nil, nil, errorf(http.StatusBadRequest, "bad_request", "no queries: give 1 to %d in \"queries\"", max)
+	case len(bj.Queries) > max:
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "too_many_queries", "%d queries: send at most %d a batch (the server's --max-batch)", len(bj.Queries), max)
+	}
+	qs = make([]neardup.Query, len(bj.Queries))
+	errs = make([]error, len(bj.Queries))
+	for i, raw := range bj.Queries {
+		qs[i], errs[i] = decodeQuery(raw)
+	}
+	return qs, errs, nil
 }
 
 // decodeCompare decodes the body of POST /v1/compare.

@@ -11,6 +11,7 @@
 //	GET    /v1/documents/{id}       a stored document and its near-duplicates (read)
 //	DELETE /v1/documents/{id}       delete one (write)
 //	POST   /v1/fingerprints/query   documents near a raw SimHash / MinHash (read)
+//	POST   /v1/fingerprints/query:batch  many queries -> their matches or an error each (read)
 //	POST   /v1/compare              every measure of two texts and their word diff (read)
 //	GET    /v1/stats                index statistics (read)
 //	GET    /v1/prescreen            the key filter (neardup.KeyFilter), with an ETag (read)
@@ -31,17 +32,19 @@
 //
 // Every error answer is {"error":{"code":"snake_case","message":"..."}}: 400
 // bad_request, invalid_json or invalid_document, 401 unauthorized, 403 forbidden, 404
-// not_found, 405 method_not_allowed, 413 too_large or too_many_documents, 429
-// overloaded, 503 not_ready or timeout, and 500 internal only when the store fails.
+// not_found, 405 method_not_allowed, 413 too_large, too_many_documents or
+// too_many_queries, 429 overloaded, 503 not_ready or timeout, and 500 internal only when
+// the store fails.
 //
 // # Caveats
 //
 //   - The detector does not take a context: a request past Config.Timeout is answered
 //     503 timeout, but its work goes on in the background, holding its in-flight slot,
-//     until it is done (Shutdown waits for it). A batch stops between documents.
+//     until it is done (Shutdown waits for it). A batch stops between documents or
+//     queries.
 //   - Request bodies are strict: not UTF-8, an unknown field or data after the JSON value
 //     is 400 invalid_json, so that a misspelt field is never silently dropped. In a
-//     batch, a malformed document is answered in its own result.
+//     batch, a malformed document or query is answered in its own result.
 //   - Tokens are compared in constant time, but sent in clear: put TLS in front (a
 //     reverse proxy) when the network is not trusted. With no tokens Serve refuses a
 //     non-loopback listener (ErrNoTokens).

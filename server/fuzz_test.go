@@ -11,6 +11,8 @@ var fuzzSeeds = []string{
 	`{"id":"a","html":"<p>hi</p>","content_type":"text/html; charset=utf-8"}`,
 	`{"documents":[{"id":"a","text":"x"},{"id":""}],"add":false}`,
 	`{"simhash":"0123456789abcdef","minhash":"0100000002000000"}`,
+	`{"queries":[{"simhash":"0123456789abcdef"},{"minhash":"0100000002000000"},{"simhash":"xyz"},{},null,1]}`,
+	`{"queries":[]}`, `{"queries":[{"simhash":"0123456789abcdef","bogus":1}]}`,
 	`{"a":"x","b":"y","html":true}`,
 	`{"id":"a","fetch_time":"yesterday"}`, `{"id":"\ud800"}`, "{\"id\":\"a\xff\"}", `[`, `{"id":1}`, ``, `null`,
 }
@@ -74,6 +76,28 @@ func FuzzDecodeQuery(f *testing.F) {
 				if v, err := parseSimHash(formatSimHash(q.SimHash)); err != nil || v != q.SimHash {
 					t.Fatalf("simhash %x does not round-trip", q.SimHash)
 				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeQueryBatch(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		qs, errs, err := decodeQueryBatch(body, 10)
+		checkDecodeError(t, err)
+		if err != nil {
+			return
+		}
+		if len(qs) != len(errs) || len(qs) < 1 || len(qs) > 10 {
+			t.Fatalf("%d queries and %d errors", len(qs), len(errs))
+		}
+		for i, e := range errs {
+			checkDecodeError(t, e)
+			if e == nil && !qs[i].HasSimHash && len(qs[i].MinHash) == 0 {
+				t.Fatalf("query %d decoded empty", i)
 			}
 		}
 	})

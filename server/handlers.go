@@ -137,7 +137,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 					return errs[i] // the store failed: the rest would too
 				}
 			}
-			ae := asAPIError(errs[i])
+			ae := clientError(errs[i])
 			results[i].Error = &errorDetail{ae.code, ae.message}
 		}
 		return nil
@@ -152,15 +152,6 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"results": results})
 	return nil
-}
-
-// asAPIError returns the *apiError of a document's error.
-func asAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	return errorf(http.StatusBadRequest, "invalid_document", "%v", err)
 }
 
 // hashesJSON are a stored document's exact hashes.
@@ -263,6 +254,16 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// near returns d.Near(q), with an empty list rather than nil for no match, so that the
+// answer says "matches":[].
+func near(d *neardup.Detector, q neardup.Query) ([]neardup.Match, error) {
+	m, err := d.Near(q)
+	if m == nil {
+		m = []neardup.Match{}
+	}
+	return m, err
+}
+
 func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	d, q, err := decodeRequest(s, w, r, decodeQuery)
 	if err != nil {
@@ -271,15 +272,65 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	var matches []neardup.Match
 	if err := s.do(r.Context(), func(context.Context) error {
 		var err error
-		matches, err = d.Near(q)
+		matches, err = near(d, q)
 		return err
 	}); err != nil {
 		return err
 	}
-	if matches == nil {
-		matches = []neardup.Match{}
-	}
 	writeJSON(w, http.StatusOK, map[string]any{"matches": matches})
+	return nil
+}
+
+// queryResult is one result of a query batch: the matches or an error. Matches is
+// never nil without an Error, so that omitzero, which drops only nil, keeps
+// "matches":[] for no match.
+type queryResult struct {
+	Matches []neardup.Match `json:"matches,omitzero"`
+	Error   *errorDetail    `json:"error,omitempty"`
+}
+
+// queryBatch answers POST /v1/fingerprints/query:batch: every query in one slot of the
+// in-flight semaphore, each answered as POST /v1/fingerprints/query would, except that
+// a query the single endpoint would answer 400 gets its error in its result. A store
+// failure fails the whole request.
+func (s *Server) queryBatch(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.detector()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	qs, errs, err := decodeQueryBatch(body, s.cfg.MaxBatch)
+	if err != nil {
+		return err
+	}
+	results := make([]queryResult, len(qs))
+	err = s.do(r.Context(), func(ctx context.Context) error {
+		for i, q := range qs {
+			if err := ctx.Err(); err != nil {
+				return errTimeout
+			}
+			if errs[i] == nil {
+				var m []neardup.Match
+				if m, errs[i] = near(d, q); errs[i] == nil {
+					results[i].Matches = m
+					continue
+				}
+			}
+			ae := clientError(errs[i])
+			if ae == nil {
+				return errs[i] // the store failed: the rest would too
+			}
+			results[i].Error = &errorDetail{ae.code, ae.message}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": results})
 	return nil
 }
 

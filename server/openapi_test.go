@@ -79,6 +79,8 @@ func TestOpenAPI(t *testing.T) {
 		{"POST", "/v1/documents", "/v1/documents", docJSON("a", "", "x"), "200"},
 		{"POST", "/v1/documents:batch", "/v1/documents:batch", `{"documents":[]}`, "200"},
 		{"POST", "/v1/fingerprints/query", "/v1/fingerprints/query", `{}`, "400"},
+		{"POST", "/v1/fingerprints/query:batch", "/v1/fingerprints/query:batch", `{"queries":[{}]}`, "200"},
+		{"POST", "/v1/fingerprints/query:batch", "/v1/fingerprints/query:batch", `{"queries":[]}`, "400"},
 		{"POST", "/v1/compare", "/v1/compare", `{"a":"x","b":"y"}`, "200"},
 		{"GET", "/v1/stats", "/v1/stats", "", "200"},
 		{"GET", "/readyz", "/readyz", "", "200"},

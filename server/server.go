@@ -28,7 +28,7 @@ const (
 
 // Config configures a Server. The zero value is the documented default of every field:
 // no tokens (open, so Serve accepts loopback listeners only), a 32 MiB body limit, 1000
-// documents a batch, 16×GOMAXPROCS requests at work, 30 s a request.
+// documents or queries a batch, 16×GOMAXPROCS requests at work, 30 s a request.
 type Config struct {
 	// Tokens are the bearer tokens accepted; none means no authentication, which Serve
 	// allows on a loopback address only.
@@ -36,8 +36,8 @@ type Config struct {
 	// MaxBody is the largest request body in bytes; 0 means DefaultMaxBody. A larger
 	// body is answered 413 too_large.
 	MaxBody int64
-	// MaxBatch is the most documents in one batch; 0 means DefaultMaxBatch. More is
-	// answered 413 too_many_documents.
+	// MaxBatch is the most documents, or queries, in one batch; 0 means
+	// DefaultMaxBatch. More is answered 413 too_many_documents or too_many_queries.
 	MaxBatch int
 	// MaxInflight is the most requests at work on the detector at once; 0 means
 	// 16×GOMAXPROCS, as an add spends most of its time waiting for the fsync it shares
@@ -145,12 +145,14 @@ func New(cfg Config) (*Server, error) {
 	s.handle("POST /{$}", ScopeRead, s.page)
 	s.handle("POST /v1/documents", ScopeWrite, s.postDocument)
 	s.handle("POST /v1/check", ScopeRead, s.check)
-	// ServeMux takes "documents:batch" as one literal segment: the colon is no syntax
-	// to it (TestRoutes checks that it routes here, and /v1/documents not).
+	// ServeMux takes "documents:batch" and "query:batch" as one literal segment each:
+	// the colon is no syntax to it (TestRoutes checks that they route here, and
+	// /v1/documents and /v1/fingerprints/query not).
 	s.handle("POST /v1/documents:batch", ScopeWrite, s.batch)
 	s.handle("GET /v1/documents/{id}", ScopeRead, s.getDocument)
 	s.handle("DELETE /v1/documents/{id}", ScopeWrite, s.deleteDocument)
 	s.handle("POST /v1/fingerprints/query", ScopeRead, s.query)
+	s.handle("POST /v1/fingerprints/query:batch", ScopeRead, s.queryBatch)
 	s.handle("POST /v1/compare", ScopeRead, s.compare)
 	s.handle("GET /v1/stats", ScopeRead, s.stats)
 	s.handle("GET /v1/prescreen", ScopeRead, s.prescreen)
@@ -376,18 +378,27 @@ type errorDetail struct {
 	Message string `json:"message"`
 }
 
-// writeError answers err: an *apiError with its status and code; an invalid document or
-// query (neardup.ErrDocument, neardup.ErrOptions) 400; anything else, which can only be
-// the store's failure, 500.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+// clientError returns the *apiError that answers err when the request is at fault: err
+// itself, or 400 for an invalid document (neardup.ErrDocument) or query
+// (neardup.ErrOptions). It returns nil for anything else, which can only be the store's
+// failure.
+func clientError(err error) *apiError {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
+		return ae
 	case errors.Is(err, neardup.ErrDocument):
-		ae = errorf(http.StatusBadRequest, "invalid_document", "%v", err)
+		return errorf(http.StatusBadRequest, "invalid_document", "%v", err)
 	case errors.Is(err, neardup.ErrOptions):
-		ae = errorf(http.StatusBadRequest, "bad_request", "%v", err)
-	default:
+		return errorf(http.StatusBadRequest, "bad_request", "%v", err)
+	}
+	return nil
+}
+
+// writeError answers err: as clientError says, or 500 for the store's failure.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := clientError(err)
+	if ae == nil {
 		s.cfg.Logger.Error("store failure", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = errorf(http.StatusInternalServerError, "internal", "%v", err)
 	}

@@ -28,8 +28,10 @@ var benchServiceCommand = &command{
 concurrent clients send check-and-add requests (--mode add: POST /v1/documents), checks
 (check: POST /v1/check), raw fingerprint queries (query: POST /v1/fingerprints/query), or
 the three in turn (mixed), for --duration or --requests, after a --warmup whose requests
-are not counted. With --batch B > 1, adds and checks go B documents to a request to
-/v1/documents:batch.
+are not counted. With --batch B > 1, each request carries B: adds and checks go B
+documents to a request to /v1/documents:batch, queries B queries to a request to
+/v1/fingerprints/query:batch. Latencies stay per request; the documents and queries per
+second count what the requests carried.
 
 --rate 0 runs a closed loop: each client sends its next request when the last one is
 answered, so the rate is what the service sustains. --rate R > 0 runs an open loop:
@@ -50,12 +52,12 @@ not this generator); a longer add or check run encodes the rest as it goes, and 
 report counts those.
 
 Reports the requests, the errors by HTTP status (the first few error responses go to
-standard error), requests and documents per second, the latency p50, p90, p99, p99.9 and
-max of each kind of request (2xx responses; a log-linear histogram, within 1%), the
-verdicts, and the CPU time of this process over the measured phase (user+sys, from
-getrusage), as the generator shares the machine with the service. With --json the report
-goes to standard error and standard output gets one JSON object. A progress bar shows on
-standard error when it is a terminal.
+standard error), requests, documents and queries per second, the latency p50, p90, p99,
+p99.9 and max of each kind of request (2xx responses; a log-linear histogram, within
+1%), the verdicts, and the CPU time of this process over the measured phase (user+sys,
+from getrusage), as the generator shares the machine with the service. With --json the
+report goes to standard error and standard output gets one JSON object. A progress bar
+shows on standard error when it is a terminal.
 
 --preload N fills the service instead: N documents from --start, 500 to a batch
 request from 8 clients (--batch and --clients change that), showing the documents per
@@ -114,7 +116,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.start, "start", 0, "begin at document `I` (doc-I), to keep runs' documents apart (default 0)")
 	fs.Float64Var(&c.dupRate, "dup-rate", 0.1, "make a share `RATE` of the documents near copies of earlier ones\n(default 0.1)")
 	fs.Float64Var(&c.urlDupRate, "url-dup-rate", 0.25, "give a share `RATE` of the near copies their original's URL (default 0.25)")
-	fs.IntVar(&c.batch, "batch", 1, "send `B` documents to a request to /v1/documents:batch when B > 1, up\nto 1000 (default 1: single documents; 500 with --preload)")
+	fs.IntVar(&c.batch, "batch", 1, "send `B` documents or queries to a request when B > 1, up to 1000, to\n/v1/documents:batch or /v1/fingerprints/query:batch (default 1: one a request;\n500 with --preload)")
 	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
@@ -186,9 +188,7 @@ func (c *benchServiceCmd) validate(args []string) error {
 	case c.clients < 1 || c.clients > maxLoadClients:
 		return usagef("--clients %d: use 1 to %d", c.clients, maxLoadClients)
 	case c.batch < 1 || c.batch > maxLoadBatch:
-		return usagef("--batch %d: use 1 to %d documents a request", c.batch, maxLoadBatch)
-	case c.batch > 1 && c.mode == "query":
-		return usagef("--batch %d: queries are not batched; drop --batch or use --mode add or check", c.batch)
+		return usagef("--batch %d: use 1 to %d documents or queries a request", c.batch, maxLoadBatch)
 	case c.requests < 0:
 		return usagef("--requests %d: use 1 or more", c.requests)
 	case c.requests > 0 && c.given("duration"):
@@ -208,8 +208,8 @@ func (c *benchServiceCmd) validate(args []string) error {
 	return nil
 }
 
-// poolSize returns how many documents (n) and queries (q) to encode before the timed
-// phase: what the run will use when that is known, at most --pool.
+// poolSize returns how many documents and queries to encode before the timed phase:
+// what the run will use when that is known, at most --pool.
 func (c *benchServiceCmd) poolSize(ops []loadOp) (docs, queries int) {
 	est := -1.0 // requests in warmup and measurement; -1: unknown
 	switch {
@@ -223,7 +223,7 @@ func (c *benchServiceCmd) poolSize(ops []loadOp) (docs, queries int) {
 	docs, queries = c.pool, c.pool
 	if est >= 0 {
 		docs = int(min(float64(c.pool), est*float64(c.batch)))
-		queries = int(min(float64(c.pool), est))
+		queries = docs
 	}
 	if !slices.Contains(ops, opQuery) {
 		queries = 0
@@ -381,11 +381,12 @@ type benchServiceResult struct {
 	TransportErrors   int64                     `json:"transport_errors"`
 	RequestsPerSecond float64                   `json:"requests_per_second"`
 	DocsPerSecond     float64                   `json:"docs_per_second"`
+	QueriesPerSecond  float64                   `json:"queries_per_second"`
 	Latency           map[string]latencySummary `json:"latency"` // by kind: add, check, query
 	Verdicts          map[string]int64          `json:"verdicts"`
 	Added             int64                     `json:"added"`
 	ItemErrors        map[string]int64          `json:"item_errors"` // batch results with an error, by code
-	Queries           int64                     `json:"queries"`     // 2xx query responses
+	Queries           int64                     `json:"queries"`     // queries in 2xx query responses
 	QueriesMatched    int64                     `json:"queries_matched"`
 	Matches           int64                     `json:"matches"`
 	Prepared          int                       `json:"prepared"`       // bodies encoded before the timed phase
@@ -409,7 +410,6 @@ func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServic
 	}
 	for op := range numOps {
 		res.Requests += s.requests[op]
-		res.Docs += s.docs[op]
 		h := &s.latency[op]
 		if s.requests[op] == 0 {
 			continue
@@ -419,10 +419,12 @@ func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServic
 			P50: ms(h.quantile(0.5)), P90: ms(h.quantile(0.9)), P99: ms(h.quantile(0.99)),
 			P999: ms(h.quantile(0.999)), Max: ms(h.max), Mean: ms(h.mean())}
 	}
-	res.Queries = int64(s.latency[opQuery].n)
+	res.Docs = s.items[opAdd] + s.items[opCheck]
+	res.Queries = s.items[opQuery]
 	if secs := elapsed.Seconds(); secs > 0 {
 		res.RequestsPerSecond = float64(res.Requests) / secs
 		res.DocsPerSecond = float64(res.Docs) / secs
+		res.QueriesPerSecond = float64(res.Queries) / secs
 	}
 	return res
 }
@@ -462,6 +464,9 @@ func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
 	fmt.Fprintf(tw, "requests\t%d in %.2f s after %.1f s of warmup: %.1f requests/s", r.Requests, r.Seconds, r.WarmupSeconds, r.RequestsPerSecond)
 	if r.Docs > 0 {
 		fmt.Fprintf(tw, ", %.1f documents/s", r.DocsPerSecond)
+	}
+	if r.Queries > 0 {
+		fmt.Fprintf(tw, ", %.1f queries/s", r.QueriesPerSecond)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "status\t%s\n", sortedCounts(r.Status, ": "))

@@ -30,7 +30,7 @@ type loadOp int
 const (
 	opAdd   loadOp = iota // POST /v1/documents, or /v1/documents:batch with "add": true
 	opCheck               // POST /v1/check, or /v1/documents:batch with "add": false
-	opQuery               // POST /v1/fingerprints/query
+	opQuery               // POST /v1/fingerprints/query, or /v1/fingerprints/query:batch
 	numOps
 )
 
@@ -234,7 +234,7 @@ type loadWorkload struct {
 	docs    *loadDocs
 	ops     []loadOp // request n does ops[n % len(ops)]
 	start   int      // the first document index
-	batch   int      // documents per add or check request
+	batch   int      // documents or queries per request
 	bodies  [][]byte // documents start, start+1, ... encoded
 	queries [][]byte // query bodies, used round robin
 
@@ -249,7 +249,7 @@ type loadWorkload struct {
 // loadStats are one client's counts, merged at the end of a phase.
 type loadStats struct {
 	requests   [numOps]int64 // sent
-	docs       [numOps]int64 // documents in 2xx add and check responses
+	items      [numOps]int64 // documents or queries in 2xx responses
 	latency    [numOps]histogram
 	status     map[int]int64 // responses by HTTP status
 	transport  int64         // requests without a response
@@ -267,7 +267,7 @@ func newLoadStats() loadStats {
 func (s *loadStats) merge(o *loadStats) {
 	for op := range numOps {
 		s.requests[op] += o.requests[op]
-		s.docs[op] += o.docs[op]
+		s.items[op] += o.items[op]
 		s.latency[op].merge(&o.latency[op])
 	}
 	for k, v := range o.status {
@@ -308,12 +308,22 @@ type loadClient struct {
 }
 
 // request returns the path and body of the next request of kind op, and how many
-// documents it carries.
-func (c *loadClient) request(op loadOp) (path string, body []byte, docs int) {
+// documents or queries it carries.
+func (c *loadClient) request(op loadOp) (path string, body []byte, items int) {
 	w := c.w
 	if op == opQuery {
-		n := w.querySeq.Add(1) - 1
-		return "/v1/fingerprints/query", w.queries[n%int64(len(w.queries))], 0
+		first := w.querySeq.Add(int64(w.batch)) - int64(w.batch)
+		if w.batch == 1 {
+			return "/v1/fingerprints/query", w.queries[first%int64(len(w.queries))], 1
+		}
+		c.body = append(c.body[:0], `{"queries":[`...)
+		for k := first; k < first+int64(w.batch); k++ {
+			if k > first {
+				c.body = append(c.body, ',')
+			}
+			c.body = append(c.body, w.queries[k%int64(len(w.queries))]...)
+		}
+		return "/v1/fingerprints/query:batch", append(c.body, "]}"...), w.batch
 	}
 	first := int(w.docSeq.Add(int64(w.batch)) - int64(w.batch))
 	if w.batch == 1 {
@@ -348,7 +358,7 @@ func (c *loadClient) request(op loadOp) (path string, body []byte, docs int) {
 // do sends one request of kind op and counts its outcome; its latency is measured from
 // from, when it was due (open loop) or sent (closed loop).
 func (c *loadClient) do(ctx context.Context, op loadOp, from time.Time) {
-	path, body, docs := c.request(op)
+	path, body, items := c.request(op)
 	c.stats.requests[op]++
 	c.w.sent.Add(1)
 	status, err := c.w.target.post(ctx, path, body, &c.resp)
@@ -369,8 +379,8 @@ func (c *loadClient) do(ctx context.Context, op loadOp, from time.Time) {
 		return
 	}
 	c.stats.latency[op].record(time.Since(from))
-	c.stats.docs[op] += int64(docs)
-	c.count(op, docs > 1)
+	c.stats.items[op] += int64(items)
+	c.count(op, c.w.batch > 1)
 }
 
 // count reads the verdicts or matches of a 2xx response. A response it cannot read
@@ -382,21 +392,28 @@ func (c *loadClient) count(op loadOp, batch bool) {
 		return
 	}
 	switch {
-	case op == opQuery:
-		if n := len(v.GetArray("matches")); n > 0 {
-			c.stats.matched++
-			c.stats.matches += int64(n)
-		}
 	case batch:
 		for _, r := range v.GetArray("results") {
-			if e := r.Get("error"); e != nil {
+			switch e := r.Get("error"); {
+			case e != nil:
 				c.stats.itemErrors[string(e.GetStringBytes("code"))]++
-				continue
+			case op == opQuery:
+				c.countMatches(r)
+			default:
+				c.countVerdict(r.Get("verdict"))
 			}
-			c.countVerdict(r.Get("verdict"))
 		}
+	case op == opQuery:
+		c.countMatches(v)
 	default:
 		c.countVerdict(v)
+	}
+}
+
+func (c *loadClient) countMatches(v *fastjson.Value) {
+	if n := len(v.GetArray("matches")); n > 0 {
+		c.stats.matched++
+		c.stats.matches += int64(n)
 	}
 }
 

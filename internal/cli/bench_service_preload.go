@@ -97,7 +97,7 @@ func (c *benchServiceCmd) runPreload(ctx context.Context, e *env, target *loadTa
 						fail(first)
 						continue
 					}
-					cl.stats.docs[opAdd] += int64(n)
+					cl.stats.items[opAdd] += int64(n)
 					acked.Add(int64(n))
 				}
 			}
@@ -113,8 +113,8 @@ func (c *benchServiceCmd) runPreload(ctx context.Context, e *env, target *loadTa
 	}
 	res := benchPreloadResult{
 		Addr: c.addr, Clients: c.clients, Batch: c.batch, Start: c.start, Preload: c.preload,
-		Docs: s.docs[opAdd], NextStart: resumeAt, Seconds: elapsed.Seconds(),
-		DocsPerSecond: float64(s.docs[opAdd]) / max(elapsed.Seconds(), 1e-9),
+		Docs: s.items[opAdd], NextStart: resumeAt, Seconds: elapsed.Seconds(),
+		DocsPerSecond: float64(s.items[opAdd]) / max(elapsed.Seconds(), 1e-9),
 		Status:        map[string]int64{}, Errors: s.errors(), ItemErrors: s.itemErrors,
 		Verdicts: s.verdicts, Added: s.added, Interrupted: ctx.Err() != nil,
 	}

@@ -19,19 +19,21 @@ import (
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
-// fakeService implements the four endpoints bench service sends to, plus /readyz, with
+// fakeService implements the five endpoints bench service sends to, plus /readyz, with
 // canned verdicts: a document whose id ends in 7 is a near duplicate, every other one
-// unique. It counts requests by path and keeps the ids it was sent.
+// unique; every query has one match, but every fourth query of a batch is refused. It
+// counts requests by path and keeps the ids and the SimHashes it was sent.
 type fakeService struct {
 	token string            // required when set
 	fail  func(n int64) int // the status of the n-th request (from 0), 0 for a normal answer
 	delay time.Duration     // before each answer
 
-	n      atomic.Int64
-	mu     sync.Mutex
-	counts map[string]int
-	ids    []string
-	bad    []string // what was wrong with a request
+	n         atomic.Int64
+	mu        sync.Mutex
+	counts    map[string]int
+	ids       []string
+	simhashes []string
+	bad       []string // what was wrong with a request
 }
 
 func (f *fakeService) start(t *testing.T) string {
@@ -98,6 +100,23 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return fmt.Sprintf(`{"id":%q,"verdict":%q,"survivor":%q,"added":%v}`, d.ID, kind, d.ID, add)
 	}
+	// query checks a query's fingerprints and keeps its SimHash.
+	query := func(body []byte) bool {
+		var q struct{ SimHash, MinHash string }
+		if err := json.Unmarshal(body, &q); err != nil || len(q.SimHash) != 16 || !hexRE.MatchString(q.SimHash) ||
+			len(q.MinHash) != 128*8 || !hexRE.MatchString(q.MinHash) {
+			bad("%v: %.80s", err, body)
+			return false
+		}
+		if _, err := hex.DecodeString(q.MinHash); err != nil {
+			bad("%v", err)
+		}
+		f.mu.Lock()
+		f.simhashes = append(f.simhashes, q.SimHash)
+		f.mu.Unlock()
+		return true
+	}
+	const match = `{"matches":[{"id":"doc-1","kind":"near-duplicate","distance":0,"similarity":1}]}`
 	switch r.URL.Path {
 	case "/v1/documents", "/v1/check":
 		var d fakeDoc
@@ -125,16 +144,28 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, `{"results":[%s]}`, strings.Join(results, ","))
 	case "/v1/fingerprints/query":
-		var q struct{ SimHash, MinHash string }
-		if err := json.Unmarshal(body, &q); err != nil || len(q.SimHash) != 16 || !hexRE.MatchString(q.SimHash) ||
-			len(q.MinHash) != 128*8 || !hexRE.MatchString(q.MinHash) {
+		if !query(body) {
+			return
+		}
+		fmt.Fprint(w, match)
+	case "/v1/fingerprints/query:batch":
+		var b struct{ Queries []json.RawMessage }
+		if err := json.Unmarshal(body, &b); err != nil || len(b.Queries) < 2 {
 			bad("%v: %.80s", err, body)
 			return
 		}
-		if _, err := hex.DecodeString(q.MinHash); err != nil {
-			bad("%v", err)
+		var results []string
+		for i, q := range b.Queries {
+			switch {
+			case !query(q):
+				return
+			case i%4 == 3:
+				results = append(results, `{"error":{"code":"bad_request","message":"test"}}`)
+			default:
+				results = append(results, match)
+			}
 		}
-		fmt.Fprint(w, `{"matches":[{"id":"doc-1","kind":"near-duplicate","distance":0,"similarity":1}]}`)
+		fmt.Fprintf(w, `{"results":[%s]}`, strings.Join(results, ","))
 	default:
 		w.WriteHeader(404)
 		fmt.Fprint(w, `{"error":{"code":"not_found","message":"test"}}`)
@@ -218,8 +249,37 @@ func TestBenchServiceQueryAndMixed(t *testing.T) {
 	if f.counts["/v1/fingerprints/query"] != 30 || len(f.bad) > 0 {
 		t.Fatalf("the service saw %v, bad %q", f.counts, f.bad)
 	}
-	if res.Queries != 30 || res.QueriesMatched != 30 || res.Matches != 30 || res.Prepared != 10 || res.Latency["query"].Requests != 30 {
+	if res.Queries != 30 || res.QueriesMatched != 30 || res.Matches != 30 || res.Prepared != 10 || res.Latency["query"].Requests != 30 ||
+		res.QueriesPerSecond != res.RequestsPerSecond {
 		t.Errorf("report %+v", res)
+	}
+
+	// Batched queries: 8 to a request, from the pool round robin, counted as queries in
+	// the throughput and as requests in the latency.
+	f = &fakeService{}
+	addr = f.start(t)
+	res, stderr := runService(t, addr, "--mode", "query", "--batch", "8", "--requests", "5", "--pool", "10", "--clients", "2")
+	if f.counts["/v1/fingerprints/query:batch"] != 5 || len(f.counts) != 1 || len(f.simhashes) != 40 || len(f.bad) > 0 {
+		t.Fatalf("the service saw %v, %d queries, bad %q", f.counts, len(f.simhashes), f.bad)
+	}
+	seen := map[string]int{}
+	for _, h := range f.simhashes {
+		seen[h]++
+	}
+	for h, n := range seen {
+		if n != 4 {
+			t.Errorf("query %s sent %d times, want 4 (40 queries round robin over a pool of 10)", h, n)
+		}
+	}
+	if res.Requests != 5 || res.Queries != 40 || res.Latency["query"].Requests != 5 || res.Docs != 0 ||
+		res.QueriesMatched != 30 || res.Matches != 30 || res.ItemErrors["bad_request"] != 10 || res.Errors != 0 ||
+		res.Prepared != 10 || res.QueriesPerSecond < 7.99*res.RequestsPerSecond || res.QueriesPerSecond > 8.01*res.RequestsPerSecond {
+		t.Errorf("report %+v", res)
+	}
+	for _, s := range []string{"query at " + addr, "batch 8", "requests/s, ", "queries/s", "batch items: bad_request 10", "latency query", "(mean ", "5 responses)", "40 answered, 30 with matches"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("report on stderr lacks %q:\n%s", s, stderr)
+		}
 	}
 	f = &fakeService{}
 	addr = f.start(t)
@@ -343,8 +403,8 @@ func TestBenchServiceUsage(t *testing.T) {
 		{[]string{"--rate", "NaN"}, "--rate NaN"},
 		{[]string{"--requests", "10", "--duration", "5s"}, "--requests and --duration both given"},
 		{[]string{"--duration", "0s"}, "--duration 0s: use a positive duration"},
-		{[]string{"--mode", "query", "--batch", "10"}, "--batch 10: queries are not batched"},
-		{[]string{"--batch", "1001"}, "--batch 1001: use 1 to 1000"},
+		{[]string{"--batch", "1001"}, "--batch 1001: use 1 to 1000 documents or queries"},
+		{[]string{"--mode", "query", "--batch", "0"}, "--batch 0: use 1 to 1000"},
 		{[]string{"--size", "0"}, "--size 0"},
 		{[]string{"--dup-rate", "1.5"}, "--dup-rate 1.5"},
 		{[]string{"--url-dup-rate", "-0.1"}, "--url-dup-rate -0.1"},

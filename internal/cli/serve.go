@@ -84,7 +84,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's pprof profiles at `HOST:PORT`, a listener of its own (default \"\": none)")
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
 	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBody, fmt.Sprintf("refuse request bodies over `N` bytes with 413 (default %d: 32 MiB)", server.DefaultMaxBody))
-	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents with 413 (default %d)", server.DefaultMaxBatch))
+	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents or queries with 413 (default %d)", server.DefaultMaxBatch))
 	fs.Int64Var(&c.memoryLimit, "memory-limit", defaultMemoryLimit, fmt.Sprintf("keep the Go heap under `BYTES` by collecting garbage sooner (debug.SetMemoryLimit; the\nGOMEMLIMIT environment variable wins; 0: no limit) (default %d: 1.25 GiB); the block\ncache and memtables come on top", defaultMemoryLimit))
 	fs.Int64Var(&c.cacheSize, "cache-size", defaultCacheSize, fmt.Sprintf("give the store a block cache of `BYTES` (default %d: 256 MiB)", defaultCacheSize))
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
