@@ -91,10 +91,10 @@ func (t *bandTable) size() int64 {
 	return t.bytes
 }
 
-// appendIDs appends to dst the ids posted under key (and possibly a few posted under
-// keys that share its shard and tag); ok is false when the table has given up, and the
-// store must be asked.
-func (t *bandTable) appendIDs(dst []uint64, key uint64) (_ []uint64, ok bool) {
+// appendIDs appends to dst the ids posted under each key (an id once per key it is
+// posted under, and possibly a few posted under keys that share a key's shard and tag);
+// ok is false when the table has given up, and the store must be asked.
+func (t *bandTable) appendIDs(dst []uint64, keys []uint64) (_ []uint64, ok bool) {
 	if t == nil {
 		return dst, false
 	}
@@ -103,15 +103,17 @@ func (t *bandTable) appendIDs(dst []uint64, key uint64) (_ []uint64, ok bool) {
 	if t.off {
 		return dst, false
 	}
-	sh, tag := bandSplit(key)
-	s := &t.shards[sh]
-	if s.n == 0 {
-		return dst, true
-	}
-	mask := len(s.slots) - 1
-	for i := s.home(tag); s.slots[i].seq != 0; i = (i + 1) & mask {
-		if s.slots[i].tag == tag {
-			dst = append(dst, uint64(s.slots[i].seq))
+	for _, key := range keys {
+		sh, tag := bandSplit(key)
+		s := &t.shards[sh]
+		if s.n == 0 {
+			continue
+		}
+		mask := len(s.slots) - 1
+		for i := s.home(tag); s.slots[i].seq != 0; i = (i + 1) & mask {
+			if s.slots[i].tag == tag {
+				dst = append(dst, uint64(s.slots[i].seq))
+			}
 		}
 	}
 	return dst, true

@@ -54,7 +54,7 @@ func TestBandTableOracle(t *testing.T) {
 			delete(posted, seq)
 		default:
 			k := keys[r.IntN(len(keys))]
-			got, ok := table.appendIDs(nil, k)
+			got, ok := table.appendIDs(nil, []uint64{k})
 			if !ok {
 				t.Fatalf("op %d: the table gave up", op)
 			}
@@ -109,7 +109,7 @@ func TestBandTableGivesUp(t *testing.T) {
 			t.Fatal("the table outgrew its budget")
 		}
 	}
-	if _, ok := table.appendIDs(nil, 1); ok || table.size() != 0 {
+	if _, ok := table.appendIDs(nil, []uint64{1}); ok || table.size() != 0 {
 		t.Errorf("after giving up: lookup ok %v, size %d", ok, table.size())
 	}
 	// A shard can hold 80% of its slots: the first one to need more gives up.

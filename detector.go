@@ -823,17 +823,16 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 		}
 	}
 	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
-		var ids []uint64
-		for _, k := range lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows) {
-			var ok bool
-			if ids, ok = d.bandIdx.appendIDs(ids[:0], k); ok {
-				for _, id := range ids {
-					if consider(id); failed != nil {
-						return nil, failed
-					}
+		keys := lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
+		if ids, ok := d.bandIdx.appendIDs(nil, keys); ok {
+			for _, id := range ids {
+				if consider(id); failed != nil {
+					return nil, failed
 				}
-				continue
 			}
+			return out, nil
+		}
+		for _, k := range keys {
 			if !d.bandKeys.mayHave(k) {
 				continue
 			}

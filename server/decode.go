@@ -164,6 +164,11 @@ func decodeQuery(body []byte) (neardup.Query, error) {
 	if err := decodeStrict(body, &qj); err != nil {
 		return neardup.Query{}, err
 	}
+	return qj.query()
+}
+
+// query checks and parses a decoded query.
+func (qj *queryJSON) query() (neardup.Query, error) {
 	var q neardup.Query
 	if qj.SimHash == "" && qj.MinHash == "" {
 		return q, errorf(http.StatusBadRequest, "bad_request", "give a \"simhash\", a \"minhash\" or both")
@@ -189,20 +194,34 @@ func decodeQuery(body []byte) (neardup.Query, error) {
 // each valid or the error that answers it, as decodeQuery would. No query is 400
 // bad_request, more than max 413 too_many_queries.
 func decodeQueryBatch(body []byte, max int) (qs []neardup.Query, errs []error, err error) {
-	var bj queryBatchJSON
-	if err := decodeStrict(body, &bj); err != nil {
+	// Most batches are well formed: one strict decode of the whole body into queries
+	// then does. Otherwise the body is decoded as raw queries, each decoded alone, so
+	// that a bad one gets its own error.
+	var typed struct {
+		Queries []queryJSON `json:"queries"`
+	}
+	var raw queryBatchJSON
+	n := 0
+	if decodeStrict(body, &typed) == nil {
+		n = len(typed.Queries)
+	} else if err := decodeStrict(body, &raw); err != nil {
 		return nil, nil, err
+	} else {
+		n = len(raw.Queries)
 	}
 	switch {
-	case len(bj.Queries) == 0:
+	case n == 0:
 		return nil, nil, errorf(http.StatusBadRequest, "bad_request", "no queries: give 1 to %d in \"queries\"", max)
-	case len(bj.Queries) > max:
-		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "too_many_queries", "%d queries: send at most %d a batch (the server's --max-batch)", len(bj.Queries), max)
+	case n > max:
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "too_many_queries", "%d queries: send at most %d a batch (the server's --max-batch)", n, max)
 	}
-	qs = make([]neardup.Query, len(bj.Queries))
-	errs = make([]error, len(bj.Queries))
-	for i, raw := range bj.Queries {
-		qs[i], errs[i] = decodeQuery(raw)
+	qs, errs = make([]neardup.Query, n), make([]error, n)
+	for i := range n {
+		if raw.Queries == nil {
+			qs[i], errs[i] = typed.Queries[i].query()
+		} else {
+			qs[i], errs[i] = decodeQuery(raw.Queries[i])
+		}
 	}
 	return qs, errs, nil
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -13,6 +15,7 @@ var fuzzSeeds = []string{
 	`{"simhash":"0123456789abcdef","minhash":"0100000002000000"}`,
 	`{"queries":[{"simhash":"0123456789abcdef"},{"minhash":"0100000002000000"},{"simhash":"xyz"},{},null,1]}`,
 	`{"queries":[]}`, `{"queries":[{"simhash":"0123456789abcdef","bogus":1}]}`,
+	`{"queries":[{"simhash":"0123456789abcdef"},{"minhash":"01000000"},{"simhash":"0123456789abcdef","minhash":"zz"}]}`,
 	`{"a":"x","b":"y","html":true}`,
 	`{"id":"a","fetch_time":"yesterday"}`, `{"id":"\ud800"}`, "{\"id\":\"a\xff\"}", `[`, `{"id":1}`, ``, `null`,
 }
@@ -94,10 +97,19 @@ func FuzzDecodeQueryBatch(f *testing.F) {
 		if len(qs) != len(errs) || len(qs) < 1 || len(qs) > 10 {
 			t.Fatalf("%d queries and %d errors", len(qs), len(errs))
 		}
+		// The whole-body decode must answer as decoding each query alone does.
+		var raw queryBatchJSON
+		if err := decodeStrict(body, &raw); err != nil || len(raw.Queries) != len(qs) {
+			t.Fatalf("the batch decoded to %d queries; as raw queries: %d, %v", len(qs), len(raw.Queries), err)
+		}
 		for i, e := range errs {
 			checkDecodeError(t, e)
 			if e == nil && !qs[i].HasSimHash && len(qs[i].MinHash) == 0 {
 				t.Fatalf("query %d decoded empty", i)
+			}
+			q, qe := decodeQuery(raw.Queries[i])
+			if !reflect.DeepEqual(q, qs[i]) || fmt.Sprint(qe) != fmt.Sprint(e) {
+				t.Fatalf("query %d: %+v, %v; decoded alone: %+v, %v", i, qs[i], e, q, qe)
 			}
 		}
 	})
