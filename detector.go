@@ -1100,3 +1100,9 @@ func seenAt(fetch, now time.Time) time.Time {
 	}
 	return fetch
 }
+
+// BandCopy reports whether the detector keeps its in-memory copy of the band postings
+// (see Options.BandMemory), and the bytes the copy takes.
+func (d *Detector) BandCopy() (active bool, bytes int64) {
+	return d.bandIdx.active(), d.bandIdx.size()
+}

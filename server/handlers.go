@@ -461,6 +461,13 @@ type statsJSON struct {
 	Verdicts      map[string]int64 `json:"verdicts"`
 	Options       optionsJSON      `json:"options"`
 	Store         storeJSON        `json:"store"`
+	BandCopy      bandCopyJSON     `json:"band_copy"`
+}
+
+// bandCopyJSON describes the detector's in-memory copy of its band postings.
+type bandCopyJSON struct {
+	Active bool  `json:"active"`
+	Bytes  int64 `json:"bytes"`
 }
 
 type optionsJSON struct {
@@ -493,6 +500,7 @@ func (s *Server) statsOf(d *neardup.Detector) statsJSON {
 		},
 		Store: storeJSON{s.cfg.StorePath, s.cfg.StoreKind},
 	}
+	st.BandCopy.Active, st.BandCopy.Bytes = d.BandCopy()
 	for k := range s.counts {
 		st.Verdicts[neardup.Kind(k).String()] = s.counts[k].Load()
 	}

@@ -191,7 +191,8 @@ func TestEndpoints(t *testing.T) {
 	var st statsJSON
 	code, body, _ = call(t, ts, "GET", "/v1/stats", "", "")
 	decode("stats", code, body, &st)
-	if st.Documents != 2 || st.Verdicts["unique"] != 1 || st.Verdicts["near-duplicate"] != 2 || st.Options.Near != "any" || st.Options.MinHashK != 128 {
+	if st.Documents != 2 || st.Verdicts["unique"] != 1 || st.Verdicts["near-duplicate"] != 2 || st.Options.Near != "any" || st.Options.MinHashK != 128 ||
+		!st.BandCopy.Active || st.BandCopy.Bytes <= 0 {
 		t.Errorf("stats: %s", body)
 	}
 

@@ -52,11 +52,12 @@ type serveCmd struct {
 	addr            string
 	debugAddr       string
 	tokensFile      string
-	maxBody         int64
+	maxBody         byteSize
 	maxBatch        int
 	maxInflight     int
-	cacheSize       int64
-	memoryLimit     int64
+	cacheSize       byteSize
+	memoryLimit     byteSize
+	bandMemory      byteSize
 	timeout         time.Duration
 	shutdownTimeout time.Duration
 	logFormat       string
@@ -83,10 +84,12 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen at `HOST:PORT` (default 127.0.0.1:8080: this machine only)")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's pprof profiles at `HOST:PORT`, a listener of its own (default \"\": none)")
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
-	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBody, fmt.Sprintf("refuse request bodies over `N` bytes with 413 (default %d: 32 MiB)", server.DefaultMaxBody))
+	c.maxBody, c.memoryLimit, c.cacheSize, c.bandMemory = server.DefaultMaxBody, defaultMemoryLimit, defaultCacheSize, neardup.DefaultBandMemory
+	fs.Var(&c.maxBody, "max-body", "refuse request bodies over `BYTES` with 413 (default 32MiB)")
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents or queries with 413 (default %d)", server.DefaultMaxBatch))
-	fs.Int64Var(&c.memoryLimit, "memory-limit", defaultMemoryLimit, fmt.Sprintf("keep the Go heap under `BYTES` by collecting garbage sooner (debug.SetMemoryLimit; the\nGOMEMLIMIT environment variable wins; 0: no limit) (default %d: 1.25 GiB); the block\ncache and memtables come on top", defaultMemoryLimit))
-	fs.Int64Var(&c.cacheSize, "cache-size", defaultCacheSize, fmt.Sprintf("give the store a block cache of `BYTES` (default %d: 256 MiB)", defaultCacheSize))
+	fs.Var(&c.memoryLimit, "memory-limit", "keep the Go heap under `BYTES` by collecting garbage sooner (debug.SetMemoryLimit; the\nGOMEMLIMIT environment variable wins; 0: no limit) (default 1280MiB); the block cache\nand memtables come on top")
+	fs.Var(&c.cacheSize, "cache-size", "give the store a block cache of `BYTES` (default 256MiB)")
+	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n25 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
@@ -180,7 +183,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 		return err
 	}
 	srv, err := server.New(server.Config{
-		Tokens: tokens, MaxBody: c.maxBody, MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
+		Tokens: tokens, MaxBody: int64(c.maxBody), MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
 		Timeout: c.timeout, Logger: log, StorePath: cfg.data, StoreKind: storeKind,
 	})
 	if err != nil {
@@ -206,7 +209,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 
 	log.Info("loading the index", "data", cfg.data, "store", storeKind)
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(c.memoryLimit)
+		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
 	start := time.Now()
 	d, closer, err := openDetector(cfg)
@@ -215,7 +218,12 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 		<-served
 		return fmt.Errorf("opening the index at %s: %w", cfg.data, err)
 	}
-	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds())
+	copyOn, copyBytes := d.BandCopy()
+	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds(),
+		"band_copy", copyOn, "band_copy_bytes", copyBytes)
+	if !copyOn && c.bandMemory > 0 {
+		log.Warn("the band postings do not fit --band-memory: checks and queries look their bands up in the store, which is slower", "band_memory", c.bandMemory.String())
+	}
 	srv.SetDetector(d)
 
 	select {
@@ -283,6 +291,8 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, usagef("--memory-limit %d: use 0 (none) or more bytes", c.memoryLimit)
 	case c.cacheSize < 0:
 		return cfg, usagef("--cache-size %d: use 0 or more bytes", c.cacheSize)
+	case c.bandMemory < 0:
+		return cfg, usagef("--band-memory %d: use 0 (no copy) or more bytes", c.bandMemory)
 	case c.maxBody < 1 || c.maxBatch < 1 || c.maxInflight < 0:
 		return cfg, usagef("--max-body, --max-batch: use 1 or more; --max-inflight: 0 or more")
 	case c.timeout <= 0 || c.shutdownTimeout <= 0:
@@ -290,9 +300,12 @@ func (c *serveCmd) config() (serveConfig, error) {
 	case c.data == "":
 		return cfg, usagef("--data: give the directory of the index")
 	}
-	cfg.data, cfg.cacheSize = c.data, c.cacheSize
+	cfg.data, cfg.cacheSize = c.data, int64(c.cacheSize)
 	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
-		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract}
+		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory)}
+	if c.bandMemory == 0 {
+		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
+	}
 	if _, err := neardup.NewFingerprinter(cfg.opt); err != nil {
 		return cfg, usagef("%v", err)
 	}

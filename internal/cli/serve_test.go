@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup"
 )
 
 // syncBuffer is a bytes.Buffer safe for the logger and the test to share.
@@ -180,5 +182,32 @@ func TestServeUsage(t *testing.T) {
 	}
 	if c.maxBatch != 3 || c.maxInflight != 5 {
 		t.Errorf("max-batch %d (flag 3, env 9), max-inflight %d (env 5)", c.maxBatch, c.maxInflight)
+	}
+}
+
+// TestServeSizes reads the byte-size flags with units, from flags and the environment,
+// and maps --band-memory 0 (no copy) to the detector's negative BandMemory.
+func TestServeSizes(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		env        map[string]string
+		cache, mem int64
+	}{
+		{nil, nil, 256 << 20, neardup.DefaultBandMemory},
+		{[]string{"--cache-size", "2GiB", "--band-memory", "0"}, nil, 2 << 30, -1},
+		{nil, map[string]string{"NEARDUP_CACHE_SIZE": "1048576", "NEARDUP_BAND_MEMORY": "1.5GiB"}, 1 << 20, 3 << 29},
+	} {
+		c := &serveCmd{}
+		fs := newFlagSet(serveCommand, c)
+		if _, err := parseArgs(fs, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.applyEnv(func(k string) string { return tc.env[k] }); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := c.config()
+		if err != nil || cfg.cacheSize != tc.cache || cfg.opt.BandMemory != tc.mem {
+			t.Errorf("%q %v: cache %d, band memory %d (%v); want %d, %d", tc.args, tc.env, cfg.cacheSize, cfg.opt.BandMemory, err, tc.cache, tc.mem)
+		}
 	}
 }
