@@ -126,6 +126,26 @@ func (t *bandTable) add(keys []uint64, seq uint64) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, k := range keys {
+		t.post(k, seq)
+	}
+}
+
+// addPostings posts seqs[i] under keys[i], for each i: a detector's postings as it
+// reads them back from its store, under one lock.
+func (t *bandTable) addPostings(keys, seqs []uint64) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, k := range keys {
+		t.post(k, seqs[i])
+	}
+}
+
+// post posts seq under key, or gives up; t.mu is held.
+func (t *bandTable) post(key, seq uint64) {
 	if t.off {
 		return
 	}
@@ -133,20 +153,18 @@ func (t *bandTable) add(keys []uint64, seq uint64) {
 		t.giveUp()
 		return
 	}
-	for _, k := range keys {
-		sh, tag := bandSplit(k)
-		s := &t.shards[sh]
-		if (s.n+1)*5 > len(s.slots)*4 {
-			grown := max(2*len(s.slots), bandMinSlots)
-			if t.bytes+int64(grown-len(s.slots))*8 > t.budget {
-				t.giveUp()
-				return
-			}
-			t.bytes += int64(grown-len(s.slots)) * 8
-			s.resize(grown)
+	sh, tag := bandSplit(key)
+	s := &t.shards[sh]
+	if (s.n+1)*5 > len(s.slots)*4 {
+		grown := max(2*len(s.slots), bandMinSlots)
+		if t.bytes+int64(grown-len(s.slots))*8 > t.budget {
+			t.giveUp()
+			return
 		}
-		s.insert(bandSlot{tag, uint32(seq)})
+		t.bytes += int64(grown-len(s.slots)) * 8
+		s.resize(grown)
 	}
+	s.insert(bandSlot{tag, uint32(seq)})
 }
 
 // remove deletes the postings of seq under each key.

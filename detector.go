@@ -270,19 +270,22 @@ func (d *Detector) loadAccelerators() error {
 	// Room for a quarter more documents; past it the filter grows by a layer.
 	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
 	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
-	var keys []uint64
+	var keys, seqs []uint64
+	add := func() {
+		d.bandKeys.add(keys)
+		d.bandIdx.addPostings(keys, seqs)
+		keys, seqs = keys[:0], seqs[:0]
+	}
 	err = d.st.Postings(nsBand, func(key []byte, seq uint64) bool {
 		if len(key) == 8 {
-			k := binary.BigEndian.Uint64(key)
-			d.bandIdx.add([]uint64{k}, seq)
-			if keys = append(keys, k); len(keys) == 1<<16 {
-				d.bandKeys.add(keys)
-				keys = keys[:0]
+			keys, seqs = append(keys, binary.BigEndian.Uint64(key)), append(seqs, seq)
+			if len(keys) == 1<<16 {
+				add()
 			}
 		}
 		return true
 	})
-	d.bandKeys.add(keys)
+	add()
 	return storeErrOrNil(err)
 }
 

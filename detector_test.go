@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
 )
 
@@ -695,10 +696,13 @@ func TestDetectorBandCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	opt := Options{Near: NearMinHash, MaxMatches: 1000}
 	dir := t.TempDir()
+	var stores []store.Store
 	newWith := func(name string, budget int64) *Detector {
 		o := opt
 		o.BandMemory = budget
-		d, err := OpenDetector(openPebble(t, filepath.Join(dir, name)), o)
+		s := openPebble(t, filepath.Join(dir, name))
+		stores = append(stores, s)
+		d, err := OpenDetector(s, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -755,5 +759,29 @@ func TestDetectorBandCopy(t *testing.T) {
 	}
 	if !ds[1].bandIdx.active() || ds[2].bandIdx.active() {
 		t.Errorf("band copies active at the end: %v, %v; want true, false", ds[1].bandIdx.active(), ds[2].bandIdx.active())
+	}
+	// A detector opened on the store with a copy rebuilds it from the postings, and
+	// answers as before.
+	reopened, err := OpenDetector(stores[1], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reopened.bandIdx.active() {
+		t.Fatal("the reopened detector keeps no band copy")
+	}
+	matched := 0
+	for i := range 150 {
+		fp, _ := ds[0].Fingerprinter().Fingerprint(Document{ID: "q", Text: strings.Join(words(uint64(i), 120), " ")})
+		want, _ := ds[0].Near(Query{MinHash: fp.MinHash})
+		got, err := reopened.Near(Query{MinHash: fp.MinHash})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("base %d: the reopened detector's query gives %v (%v), without a band copy %v", i, got, err, want)
+		}
+		if len(want) > 0 {
+			matched++
+		}
+	}
+	if matched < 100 {
+		t.Errorf("only %d of 150 base texts have near copies stored: the queries test little", matched)
 	}
 }
