@@ -130,7 +130,12 @@ const maxGroup = 1024
 
 // NewDetector returns an empty Detector with the options, keeping its index in memory
 // (store.Memory), or an error wrapping ErrOptions naming the first field out of range.
+// Its band postings are in memory already, so it keeps no copy of them unless
+// Options.BandMemory asks for one.
 func NewDetector(opt Options) (*Detector, error) {
+	if opt.BandMemory == 0 {
+		opt.BandMemory = -1
+	}
 	return OpenDetector(store.NewMemory(), opt)
 }
 

@@ -85,13 +85,16 @@
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
 // of them is a change of format, never a silent one.
 //
-// A Detector on a store keeps two accelerators in memory, rebuilt from the postings when
-// it opens the store: a hamming.Index of the stored SimHashes (about 60 bytes a
-// document), which finds SimHash candidates without a store lookup, and a Bloom filter of
-// the band keys that have postings (about 30 bytes a document at the default 25 bands),
-// which spares a unique document's band lookups. Both assume the detector is its store's
-// only writer, as pebblestore's directory lock ensures; a store shared by several
-// processes needs the postings alone. An exact-content key with more than 1024 stored
+// A Detector on a store keeps accelerators in memory, rebuilt from the postings when it
+// opens the store: a hamming.Index of the stored SimHashes (about 60 bytes a document),
+// which finds SimHash candidates without a store lookup; a copy of the band postings
+// (250-500 bytes a document at the default 25 bands) while it fits Options.BandMemory,
+// which finds MinHash candidates without one; and a Bloom filter of the band keys that
+// have postings (about 30 bytes a document), which spares a unique document's band
+// lookups once the copy is dropped. The key filter (the pre-screen) spares the URL and
+// exact lookups of keys it rules out. They assume the detector is its store's only
+// writer, as pebblestore's directory lock ensures; a store shared by several processes
+// needs the postings alone. An exact-content key with more than 1024 stored
 // documents is read up to the first 1024 of them: matches and survivor come from those.
 //
 // A Detector's MinHash candidates come from banding, so a pair just above the threshold

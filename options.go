@@ -113,11 +113,12 @@ type Options struct {
 	FilterRate float64
 	// BandMemory bounds, in bytes, a Detector's in-memory copy of its LSH band postings,
 	// which answers the band lookups of checks and queries without asking the store (10
-	// to 20 bytes a posting, a posting per band of each indexed document); 0 means
-	// DefaultBandMemory (512 MiB) and a negative value keeps no copy. When the copy would
-	// grow past it, or at open when the store's postings would not fit, the detector
-	// drops it and asks the store, skipping the bands a Bloom filter of band keys rules
-	// out. The verdicts are the same either way.
+	// to 20 bytes a posting, a posting per band of each indexed document). 0 means
+	// DefaultBandMemory (512 MiB), except for NewDetector, whose store is in memory
+	// already: no copy. A negative value keeps no copy. When the copy would grow past
+	// the bound, or at open when the store's postings would not fit, the detector drops
+	// it and asks the store, skipping the bands a Bloom filter of band keys rules out.
+	// The verdicts are the same either way.
 	BandMemory int64
 	// Now returns the current time; nil means time.Now. Tests set it.
 	Now func() time.Time
