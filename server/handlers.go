@@ -49,11 +49,7 @@ func (s *Server) count(v neardup.Verdict) {
 // decode refuses).
 func decodeRequest[T any](s *Server, w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (*neardup.Detector, T, error) {
 	var zero T
-	d, err := s.detector()
-	if err != nil {
-		return nil, zero, err
-	}
-	body, err := readBody(w, r, s.cfg.MaxBody)
+	d, body, err := s.request(w, r)
 	if err != nil {
 		return nil, zero, err
 	}
@@ -62,6 +58,20 @@ func decodeRequest[T any](s *Server, w http.ResponseWriter, r *http.Request, dec
 		return nil, zero, err
 	}
 	return d, v, nil
+}
+
+// request returns the detector and the request's body, or the error to answer (503
+// before the detector is ready, 413 over MaxBody).
+func (s *Server) request(w http.ResponseWriter, r *http.Request) (*neardup.Detector, []byte, error) {
+	d, err := s.detector()
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, body, nil
 }
 
 // checkOne answers POST /v1/documents (add) and /v1/check.
@@ -103,11 +113,7 @@ type batchResult struct {
 }
 
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.detector()
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r, s.cfg.MaxBody)
+	d, body, err := s.request(w, r)
 	if err != nil {
 		return err
 	}
@@ -294,11 +300,7 @@ type queryResult struct {
 // a query the single endpoint would answer 400 gets its error in its result. A store
 // failure fails the whole request.
 func (s *Server) queryBatch(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.detector()
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r, s.cfg.MaxBody)
+	d, body, err := s.request(w, r)
 	if err != nil {
 		return err
 	}
