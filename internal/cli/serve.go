@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -37,6 +38,9 @@ loopback address.
 Every flag can also be set by the environment variable NEARDUP_ and its name in
 capitals with - as _ (--max-body: NEARDUP_MAX_BODY; --tokens: NEARDUP_TOKENS_FILE, as
 NEARDUP_TOKENS holds tokens themselves); a flag on the command line wins.
+
+The service runs Go with twice as many Ps as CPUs (unless GOMAXPROCS is set): adds wait
+on fsyncs, and spare Ps get the write-ahead log's writer scheduled sooner.
 
 On SIGTERM or SIGINT the service stops: /readyz answers 503 "stopping", it stops
 accepting connections, finishes the requests in flight within --shutdown-timeout, and
@@ -124,8 +128,18 @@ func (c *serveCmd) applyEnv(getenv func(string) string) error {
 func (c *serveCmd) run(e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(serveProcs * runtime.GOMAXPROCS(0))
+	}
 	return c.serve(ctx, e, args, os.Getenv, nil)
 }
+
+// serveProcs is how many Go Ps the service runs with for each CPU Go would use (unless
+// GOMAXPROCS is set): an add spends most of its time waiting on its fsync, and pebble's
+// WAL writer then has to be scheduled on the busy cores before the waiters can be; with
+// spare Ps the kernel schedules it sooner. With 2 a CPU, adds at a million documents
+// went from 1,830-2,460 to 2,660-2,990/s (alternate runs of 25 s).
+const serveProcs = 2
 
 // serveConfig is what serve resolved from the flags and the environment.
 type serveConfig struct {
@@ -207,7 +221,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	log.Info("loading the index", "data", cfg.data, "store", storeKind)
+	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0))
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
