@@ -122,18 +122,7 @@ type wireResult struct {
 
 func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) ([]Result, error) {
 	res := make([]Result, len(docs))
-	// The encoded documents and where each one's result goes.
-	var wire []wireDocument
-	var at []int
-	for i := range docs {
-		w, err := encode(&docs[i])
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		wire = append(wire, w)
-		at = append(at, i)
-	}
+	wire, at := encodeAll(docs, encode, func(i int, err error) { res[i].Err = err })
 	const path = "/v1/documents:batch"
 	post := func(lo, hi int) error {
 		var out struct {
@@ -163,6 +152,22 @@ func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) (
 		}
 	}
 	return res, c.chunks(len(wire), add, post, failed)
+}
+
+// encodeAll encodes the items of a batch: the wire forms of those that encode, and where
+// each one's result goes (its index in items); failed is told the error of each item
+// that does not, which fails alone, without a request.
+func encodeAll[T, W any](items []T, encode func(*T) (W, error), failed func(i int, err error)) (wire []W, at []int) {
+	for i := range items {
+		w, err := encode(&items[i])
+		if err != nil {
+			failed(i, err)
+			continue
+		}
+		wire = append(wire, w)
+		at = append(at, i)
+	}
+	return wire, at
 }
 
 // chunks sends n items of a batch in requests of at most Options.BatchSize: one after
@@ -376,18 +381,7 @@ type wireQueryResult struct {
 // fingerprint fails alone, without a request. Results are always len(qs) long.
 func (c *Client) QueryBatch(ctx context.Context, qs []neardup.Query) ([]QueryResult, error) {
 	res := make([]QueryResult, len(qs))
-	// The encoded queries and where each one's result goes.
-	var wire []wireQuery
-	var at []int
-	for i := range qs {
-		w, err := encodeQuery(&qs[i])
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		wire = append(wire, w)
-		at = append(at, i)
-	}
+	wire, at := encodeAll(qs, encodeQuery, func(i int, err error) { res[i].Err = err })
 	const path = "/v1/fingerprints/query:batch"
 	post := func(lo, hi int) error {
 		in := struct {
