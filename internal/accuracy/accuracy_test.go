@@ -263,3 +263,77 @@ func TestSimHashChoice(t *testing.T) {
 // an F1 over hundreds of pairs moves less with the seed than the AUC of 57 answers (up
 // to about 0.03 on spam, against 0.1).
 const choiceSeeds = 2
+
+// TestMinHashChoice records how MinHash's shingles were chosen, as TestSimHashChoice does
+// for SimHash: every candidate is scored on the three sets (F1 of MinHash+LSH at the
+// default threshold against the reference pairs, on debian-doc-versions and on
+// spamassassin, mean of choiceSeeds seeds; AUC of the MinHash estimate on
+// Clough-Stevenson, mean of Seeds seeds), and the default must have the best mean of the
+// three. The exact Jaccard AUC on Clough is shown beside it. It fails if a candidate
+// overtakes the default.
+func TestMinHashChoice(t *testing.T) {
+	debian, spam, answers := load(t)
+	cands := []struct {
+		name string
+		opt  shingle.Options
+	}{
+		{"words 3", shingle.Options{K: 3}},
+		{"words 4", shingle.Options{K: 4}},
+		{"words 5 (default)", shingle.Options{}},
+		{"words 6", shingle.Options{K: 6}},
+		{"words 4, stop words removed", shingle.Options{K: 4, RemoveStopWords: true}},
+		{"words 5, stop words removed", shingle.Options{K: 5, RemoveStopWords: true}},
+		{"words 5, numbers masked", shingle.Options{K: 5, MaskNumbers: true}},
+		{"chars 5", shingle.Options{Unit: shingle.Chars, K: 5}},
+		{"chars 7", shingle.Options{Unit: shingle.Chars, K: 7}},
+		{"chars 9", shingle.Options{Unit: shingle.Chars, K: 9}},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| shingles | debian F1, mean of %d seeds | spam F1 | Clough AUC, MinHash, mean of %d seeds (range) | Clough AUC, exact Jaccard | mean |\n|---|---|---|---|---|---|\n", choiceSeeds, Seeds)
+	means := make([]float64, len(cands))
+	for i, c := range cands {
+		row := "| " + c.name + " |"
+		sum := 0.0
+		for _, corpus := range []*Corpus{debian, spam} {
+			f1, err := OverSeeds(choiceSeeds, func(seed uint64) (float64, error) {
+				opt := c.opt
+				opt.Seed = seed
+				feats, err := Features(corpus.Docs, opt)
+				if err != nil {
+					return 0, err
+				}
+				s, err := MinHashScore(corpus, feats, minhash.Hasher{Seed: seed}, lsh.Options{})
+				return s.F1(), err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row += fmt.Sprintf(" %.3f |", f1.Mean)
+			sum += f1.Mean
+		}
+		s, err := shingle.New(c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feats := map[string][]uint64{}
+		for _, a := range answers {
+			feats[a.Text] = s.AppendHashes(nil, a.Text)
+		}
+		auc, err := OverSeeds(Seeds, func(seed uint64) (float64, error) {
+			h := minhash.Hasher{Seed: seed}
+			auc, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Similarity(h.Signature(feats[a]), h.Signature(feats[b])) })
+			return auc, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Jaccard(feats[a], feats[b]) })
+		means[i] = (sum + auc.Mean) / 3
+		row += fmt.Sprintf(" %v | %.3f | %.3f |\n", auc, exact, means[i])
+		b.WriteString(row)
+	}
+	t.Log("\n" + b.String())
+	if best := slices.Index(means, slices.Max(means)); cands[best].name != "words 5 (default)" {
+		t.Errorf("%s now scores best (%.3f); re-choose the default", cands[best].name, means[best])
+	}
+}
