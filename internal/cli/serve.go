@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,7 +41,10 @@ capitals with - as _ (--max-body: NEARDUP_MAX_BODY; --tokens: NEARDUP_TOKENS_FIL
 NEARDUP_TOKENS holds tokens themselves); a flag on the command line wins.
 
 The service runs Go with twice as many Ps as CPUs (unless GOMAXPROCS is set): adds wait
-on fsyncs, and spare Ps get the write-ahead log's writer scheduled sooner.
+on fsyncs, and spare Ps get the write-ahead log's writer scheduled sooner. Where the C
+library is glibc, it caps malloc at 2 arenas (unless MALLOC_ARENA_MAX is set): the
+store's block cache and memtables are C allocations, and glibc's default of eight arenas
+a CPU keeps hundreds of megabytes of freed blocks.
 
 On SIGTERM or SIGINT the service stops: /readyz answers 503 "stopping", it stops
 accepting connections, finishes the requests in flight within --shutdown-timeout, and
@@ -141,6 +145,14 @@ func (c *serveCmd) run(e *env, args []string) error {
 // went from 1,830-2,460 to 2,660-2,990/s (alternate runs of 25 s).
 const serveProcs = 2
 
+// serveArenas is how many arenas the C allocator may keep (unless MALLOC_ARENA_MAX is
+// set), where it is glibc's. Pebble allocates its block cache and memtables with C malloc,
+// and glibc's default, eight arenas a CPU, each freeing into its own, left hundreds of
+// megabytes of freed cache blocks in the process: at ten million documents the service
+// was 1.73 GiB once loaded and 2.03 GiB after 30 s of adds, where with 2 arenas it was
+// 1.47 and 1.75 GiB.
+const serveArenas = 2
+
 // serveConfig is what serve resolved from the flags and the environment.
 type serveConfig struct {
 	data      string
@@ -221,7 +233,13 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0))
+	arenas := "glibc's default"
+	if v := getenv("MALLOC_ARENA_MAX"); v != "" {
+		arenas = "MALLOC_ARENA_MAX=" + v
+	} else if ok, _ := limitMallocArenas(serveArenas); ok {
+		arenas = strconv.Itoa(serveArenas)
+	}
+	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
