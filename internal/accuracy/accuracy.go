@@ -363,3 +363,24 @@ func CloughSimHash(answers []evaldata.Answer, opt shingle.Options, seed uint64) 
 	auc, _, _ := CloughAUC(answers, func(a, b string) float64 { return -float64(simhash.Distance(fp[a], fp[b])) })
 	return auc, nil
 }
+
+// CloughMinHash returns the Clough AUC (see CloughAUC) of the MinHash estimate (K =
+// minhash.DefaultK) over the features of opt, over seeds hash seeds, and that of the
+// features' exact Jaccard.
+func CloughMinHash(answers []evaldata.Answer, opt shingle.Options, seeds int) (est Spread, exact float64, err error) {
+	s, err := shingle.New(opt)
+	if err != nil {
+		return Spread{}, 0, err
+	}
+	feats := make(map[string][]uint64, len(answers))
+	for _, a := range answers {
+		feats[a.Text] = s.AppendHashes(nil, a.Text)
+	}
+	est, err = OverSeeds(seeds, func(seed uint64) (float64, error) {
+		h := minhash.Hasher{Seed: seed}
+		auc, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Similarity(h.Signature(feats[a]), h.Signature(feats[b])) })
+		return auc, nil
+	})
+	exact, _, _ = CloughAUC(answers, func(a, b string) float64 { return minhash.Jaccard(feats[a], feats[b]) })
+	return est, exact, err
+}

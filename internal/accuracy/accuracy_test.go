@@ -160,19 +160,7 @@ func TestClough(t *testing.T) {
 			t.Errorf("word %d-shingle containment AUC %.3f; it was 0.946 when measured", k, cont)
 		}
 	}
-	s, err := shingle.New(shingle.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	feats := map[string][]uint64{}
-	for _, a := range answers {
-		feats[a.Text] = s.AppendHashes(nil, a.Text)
-	}
-	mh, err := OverSeeds(Seeds, func(seed uint64) (float64, error) {
-		h := minhash.Hasher{Seed: seed}
-		auc, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Similarity(h.Signature(feats[a]), h.Signature(feats[b])) })
-		return auc, nil
-	})
+	mh, _, err := CloughMinHash(answers, shingle.Options{}, Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,23 +299,10 @@ func TestMinHashChoice(t *testing.T) {
 			row += fmt.Sprintf(" %.3f |", f1.Mean)
 			sum += f1.Mean
 		}
-		s, err := shingle.New(c.opt)
+		auc, exact, err := CloughMinHash(answers, c.opt, Seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
-		feats := map[string][]uint64{}
-		for _, a := range answers {
-			feats[a.Text] = s.AppendHashes(nil, a.Text)
-		}
-		auc, err := OverSeeds(Seeds, func(seed uint64) (float64, error) {
-			h := minhash.Hasher{Seed: seed}
-			auc, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Similarity(h.Signature(feats[a]), h.Signature(feats[b])) })
-			return auc, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exact, _, _ := CloughAUC(answers, func(a, b string) float64 { return minhash.Jaccard(feats[a], feats[b]) })
 		means[i] = (sum + auc.Mean) / 3
 		row += fmt.Sprintf(" %v | %.3f | %.3f |\n", auc, exact, means[i])
 		b.WriteString(row)
