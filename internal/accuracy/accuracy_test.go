@@ -179,10 +179,8 @@ var simhashFeatures = shingle.Options{K: 2}
 // candidate overtakes the default.
 func TestSimHashChoice(t *testing.T) {
 	debian, spam, answers := load(t)
-	cands := []struct {
-		name string
-		opt  shingle.Options
-	}{
+	header := fmt.Sprintf("| features | debian best F1 (k), mean of %d seeds | spam best F1 (k) | Clough AUC, mean of %d seeds (range) | mean |\n|---|---|---|---|---|\n", choiceSeeds, Seeds)
+	choose(t, header, "words 2 (default)", []candidate{
 		{"words 1", shingle.Options{K: 1}},
 		{"words 1, TF", shingle.Options{K: 1, Weighting: shingle.TF}},
 		{"words 2 (default)", simhashFeatures},
@@ -194,13 +192,8 @@ func TestSimHashChoice(t *testing.T) {
 		{"words 5", shingle.Options{K: 5}},
 		{"chars 4", shingle.Options{Unit: shingle.Chars, K: 4}},
 		{"chars 5", shingle.Options{Unit: shingle.Chars, K: 5}},
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "| features | debian best F1 (k), mean of %d seeds | spam best F1 (k) | Clough AUC, mean of %d seeds (range) | mean |\n|---|---|---|---|---|\n", choiceSeeds, Seeds)
-	means := make([]float64, len(cands))
-	for i, c := range cands {
-		row := "| " + c.name + " |"
-		sum := 0.0
+	}, func(c candidate) (string, float64) {
+		row, sum := "", 0.0
 		for _, corpus := range []*Corpus{debian, spam} {
 			// The best k of each seed; the k shown is seed 0's.
 			var k0 int
@@ -236,17 +229,36 @@ func TestSimHashChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		means[i] = (sum + auc.Mean) / 3
-		row += fmt.Sprintf(" %v | %.3f |\n", auc, means[i])
-		b.WriteString(row)
+		mean := (sum + auc.Mean) / 3
+		return row + fmt.Sprintf(" %v | %.3f |", auc, mean), mean
+	})
+}
+
+// candidate is one feature choice that TestSimHashChoice or TestMinHashChoice scores.
+type candidate struct {
+	name string
+	opt  shingle.Options
+}
+
+// choose logs the table of the candidates, each row its name then the cells score gives,
+// and fails unless want has the best mean.
+func choose(t *testing.T, header, want string, cands []candidate, score func(candidate) (cells string, mean float64)) {
+	t.Helper()
+	var tb strings.Builder
+	tb.WriteString(header)
+	means := make([]float64, len(cands))
+	for i, c := range cands {
+		var cells string
+		cells, means[i] = score(c)
+		fmt.Fprintf(&tb, "| %s |%s\n", c.name, cells)
 	}
-	t.Log("\n" + b.String())
-	if best := slices.Index(means, slices.Max(means)); cands[best].name != "words 2 (default)" {
+	t.Log("\n" + tb.String())
+	if best := slices.Index(means, slices.Max(means)); cands[best].name != want {
 		t.Errorf("%s now scores best (%.3f); re-choose the default", cands[best].name, means[best])
 	}
 }
 
-// choiceSeeds is how many seeds TestSimHashChoice averages the F1s over: fewer than
+// choiceSeeds is how many seeds the choice tests average the F1s over: fewer than
 // Seeds, since each shingles a whole set (the package runs for minutes under -race), and
 // an F1 over hundreds of pairs moves less with the seed than the AUC of 57 answers (up
 // to about 0.03 on spam, against 0.1).
@@ -261,10 +273,8 @@ const choiceSeeds = 2
 // overtakes the default.
 func TestMinHashChoice(t *testing.T) {
 	debian, spam, answers := load(t)
-	cands := []struct {
-		name string
-		opt  shingle.Options
-	}{
+	header := fmt.Sprintf("| shingles | debian F1, mean of %d seeds | spam F1 | Clough AUC, MinHash, mean of %d seeds (range) | Clough AUC, exact Jaccard | mean |\n|---|---|---|---|---|---|\n", choiceSeeds, Seeds)
+	choose(t, header, "words 5 (default)", []candidate{
 		{"words 3", shingle.Options{K: 3}},
 		{"words 4", shingle.Options{K: 4}},
 		{"words 5 (default)", shingle.Options{}},
@@ -275,13 +285,8 @@ func TestMinHashChoice(t *testing.T) {
 		{"chars 5", shingle.Options{Unit: shingle.Chars, K: 5}},
 		{"chars 7", shingle.Options{Unit: shingle.Chars, K: 7}},
 		{"chars 9", shingle.Options{Unit: shingle.Chars, K: 9}},
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "| shingles | debian F1, mean of %d seeds | spam F1 | Clough AUC, MinHash, mean of %d seeds (range) | Clough AUC, exact Jaccard | mean |\n|---|---|---|---|---|---|\n", choiceSeeds, Seeds)
-	means := make([]float64, len(cands))
-	for i, c := range cands {
-		row := "| " + c.name + " |"
-		sum := 0.0
+	}, func(c candidate) (string, float64) {
+		row, sum := "", 0.0
 		for _, corpus := range []*Corpus{debian, spam} {
 			f1, err := OverSeeds(choiceSeeds, func(seed uint64) (float64, error) {
 				opt := c.opt
@@ -303,12 +308,7 @@ func TestMinHashChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		means[i] = (sum + auc.Mean) / 3
-		row += fmt.Sprintf(" %v | %.3f | %.3f |\n", auc, exact, means[i])
-		b.WriteString(row)
-	}
-	t.Log("\n" + b.String())
-	if best := slices.Index(means, slices.Max(means)); cands[best].name != "words 5 (default)" {
-		t.Errorf("%s now scores best (%.3f); re-choose the default", cands[best].name, means[best])
-	}
+		mean := (sum + auc.Mean) / 3
+		return row + fmt.Sprintf(" %v | %.3f | %.3f |", auc, exact, mean), mean
+	})
 }
