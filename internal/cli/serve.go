@@ -233,7 +233,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	arenas := "glibc's default"
+	arenas := "the C library's default"
 	if v := getenv("MALLOC_ARENA_MAX"); v != "" {
 		arenas = "MALLOC_ARENA_MAX=" + v
 	} else if ok, _ := limitMallocArenas(serveArenas); ok {
