@@ -26,17 +26,21 @@ func (b *byteSize) Set(s string) error {
 	if scale == 1 {
 		v, err := strconv.ParseInt(num, 10, 64)
 		if err != nil {
-			return fmt.Errorf("%q: give bytes, or a number with KiB, MiB, GiB or TiB", s)
+			return badByteSize(s)
 		}
 		*b = byteSize(v)
 		return nil
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || v != v || v*scale >= 1<<63 || v*scale <= -(1<<63) {
-		return fmt.Errorf("%q: give bytes, or a number with KiB, MiB, GiB or TiB", s)
+		return badByteSize(s)
 	}
 	*b = byteSize(v * scale)
 	return nil
+}
+
+func badByteSize(s string) error {
+	return fmt.Errorf("%q: give bytes, or a number with KiB, MiB, GiB or TiB", s)
 }
 
 // String gives the bytes, with the largest binary unit that divides them exactly.
