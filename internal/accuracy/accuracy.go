@@ -301,12 +301,7 @@ func AUC(pos, neg []float64) float64 {
 // cut and light answers (positives) against non-plagiarised ones (negatives), and the
 // lowest positive and highest negative score.
 func CloughAUC(answers []evaldata.Answer, sim func(answer, source string) float64) (auc, minPos, maxNeg float64) {
-	src := map[string]string{}
-	for _, a := range answers {
-		if a.Category == "orig" {
-			src[a.Task] = a.Text
-		}
-	}
+	src := CloughSources(answers)
 	var pos, neg []float64
 	for _, a := range answers {
 		s := sim(a.Text, src[a.Task])
@@ -318,6 +313,34 @@ func CloughAUC(answers []evaldata.Answer, sim func(answer, source string) float6
 		}
 	}
 	return AUC(pos, neg), slices.Min(pos), slices.Max(neg)
+}
+
+// CloughSources returns the source text of each task, by task.
+func CloughSources(answers []evaldata.Answer) map[string]string {
+	src := map[string]string{}
+	for _, a := range answers {
+		if a.Category == "orig" {
+			src[a.Task] = a.Text
+		}
+	}
+	return src
+}
+
+// CommonRun returns the length of the longest run of words (the units of the default
+// shingle.Options) that text holds and so does source, counting up to most: the largest
+// k for which some word k-shingle of text is one of source.
+func CommonRun(text, source string, most int) (int, error) {
+	for k := 1; k <= most; k++ {
+		s, err := shingle.New(shingle.Options{K: k})
+		if err != nil {
+			return 0, err
+		}
+		a := s.AppendHashes(nil, text)
+		if len(a) == 0 || minhash.Containment(a, s.AppendHashes(nil, source)) == 0 {
+			return k - 1, nil
+		}
+	}
+	return most, nil
 }
 
 // Seeds is how many feature-hash seeds (0 to Seeds-1) the seed-dependent figures are

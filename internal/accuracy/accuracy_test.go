@@ -117,8 +117,10 @@ func TestSimHash(t *testing.T) {
 // answers rank above non-plagiarised ones. The goal is AUC >= 0.95. SimHash
 // depends on the feature-hash draw, so its AUC is given over Seeds seeds (seed 0 is
 // SchemeNeardup itself); containment and Jaccard are exact, and given for word 1- to
-// 5-shingles. The test holds regression floors at the measured figures, not the goal,
-// which SimHash does not meet on average.
+// 5-shingles. Two copies copied text that is not in their task's source file, which no
+// measure of copying from that file can find; the test lists them and holds the goal on
+// the other copies, and over all answers it holds regression floors at the measured
+// figures.
 func TestClough(t *testing.T) {
 	_, _, answers := load(t)
 	var b strings.Builder
@@ -165,6 +167,41 @@ func TestClough(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "\nword 5-shingles, MinHash estimate of Jaccard (K=128), AUC over %d seeds: mean %v\n", Seeds, mh)
+
+	// Copies whose source text is not the task's source file: what they copied shares
+	// no word 5-shingle with it, so every measure of copying from that file scores them
+	// among the non-plagiarised answers, and the AUC over all answers cannot reach the
+	// goal. Without them, the copies of the file given must rank above every other answer.
+	src := CloughSources(answers)
+	var onSource []evaldata.Answer
+	b.WriteString("\ncopies that share no run of 5 words with their task's source:\n")
+	off := 0
+	for _, a := range answers {
+		if a.Category == "cut" || a.Category == "light" {
+			run, err := CommonRun(a.Text, src[a.Task], shingle.DefaultWordK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run < shingle.DefaultWordK {
+				fmt.Fprintf(&b, "  %s (%s, task %s): longest shared run %d words\n", a.ID, a.Category, a.Task, run)
+				off++
+				continue
+			}
+		}
+		onSource = append(onSource, a)
+	}
+	mhOn, jacOn, err := CloughMinHash(onSource, shingle.Options{}, Seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shOn, err := OverSeeds(Seeds, func(seed uint64) (float64, error) { return CloughSimHash(onSource, simhashFeatures, seed) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "without those %d: word 5-shingles, MinHash estimate %v, exact Jaccard %.3f; SimHash %v\n", off, mhOn, jacOn, shOn)
+	if mhOn.Min < 0.95 || jacOn < 0.95 {
+		t.Errorf("copies of the source file: MinHash AUC %v, exact Jaccard %.3f, below the goal of 0.95", mhOn, jacOn)
+	}
 	t.Log("\n" + b.String())
 }
 
