@@ -210,7 +210,9 @@ func trafilaturaExtract(doc *html.Node, opts *Options) (r Result, ok bool) {
 			r, ok = Result{}, false
 		}
 	}()
-	topts := trafilatura.Options{HtmlDateMode: trafilatura.Fast}
+	// Comments are not part of Result, so go-trafilatura need not extract them; it then
+	// also detects the language from the main text always, never from longer comments.
+	topts := trafilatura.Options{HtmlDateMode: trafilatura.Fast, ExcludeComments: true}
 	if u, err := url.Parse(opts.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 		topts.OriginalURL = u
 	}
