@@ -18,14 +18,20 @@ import (
 // nothing but their check: every candidate is compared before it is reported. No id is
 // ever missed.
 //
-// The table gives up, for good, when it would grow past its budget or is given a record
-// id that does not fit 32 bits: it frees its slots, and the detector asks the store
-// again, through its band filter. Safe for concurrent use.
+// When the store holds the band postings too, the table gives up, for good, when it
+// would grow past its budget or is given a record id that does not fit 32 bits: it frees
+// its slots, and the detector asks the store again, through its band filter. When the
+// table is their only copy (keep), it goes on growing past its budget instead, and
+// reports that it is over (a record id past 32 bits, which it cannot hold, makes it over
+// too), so that the detector writes the postings to the store before it calls stop.
+// Safe for concurrent use.
 type bandTable struct {
 	mu     sync.RWMutex
 	shards [bandShards]bandShard
 	bytes  int64 // of all shards' slots
 	budget int64
+	keep   bool // never give up: grow past the budget, set over
+	over   bool // keep: past the budget, or missing a posting whose id does not fit
 	off    bool
 }
 
@@ -150,7 +156,11 @@ func (t *bandTable) post(key, seq uint64) {
 		return
 	}
 	if seq == 0 || seq > math.MaxUint32 {
-		t.giveUp()
+		if t.keep {
+			t.over = true
+		} else {
+			t.giveUp()
+		}
 		return
 	}
 	sh, tag := bandSplit(key)
@@ -158,8 +168,11 @@ func (t *bandTable) post(key, seq uint64) {
 	if (s.n+1)*5 > len(s.slots)*4 {
 		grown := max(2*len(s.slots), bandMinSlots)
 		if t.bytes+int64(grown-len(s.slots))*8 > t.budget {
-			t.giveUp()
-			return
+			if !t.keep {
+				t.giveUp()
+				return
+			}
+			t.over = true
 		}
 		t.bytes += int64(grown-len(s.slots)) * 8
 		s.resize(grown)
@@ -181,6 +194,27 @@ func (t *bandTable) remove(keys []uint64, seq uint64) {
 		sh, tag := bandSplit(k)
 		t.shards[sh].delete(bandSlot{tag, uint32(seq)})
 	}
+}
+
+// isOver reports whether a table that keeps its postings has grown past its budget or
+// missed a posting.
+func (t *bandTable) isOver() bool {
+	if t == nil {
+		return false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.over
+}
+
+// stop gives up: the store holds the postings now.
+func (t *bandTable) stop() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.giveUp()
 }
 
 // giveUp frees the slots; the table answers no more lookups. t.mu is held.

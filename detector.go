@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -75,7 +76,9 @@ func (r *Stored) candidate() Candidate {
 // it rebuilds from the postings when it opens a store: the key filter (the pre-screen,
 // about 1.2 bytes a key at 1%), which also spares checks the URL and exact lookups of
 // keys it rules out; the SimHash tables (package hamming); a Bloom filter of the band
-// keys; and a copy of the band postings while they fit Options.BandMemory.
+// keys; and a copy of the band postings while they fit Options.BandMemory, which is then
+// their only copy, rebuilt from the records' signatures (see Options.BandMemory and the
+// package Caveats).
 //
 // A Detector is safe for concurrent use, and concurrent adds give the verdicts of some
 // order of them. Check fingerprints and reads the store outside any lock; then, under
@@ -101,6 +104,18 @@ type Detector struct {
 	sim      *hamming.Index
 	bandIdx  *bandTable
 	bandKeys *bandFilter
+	// bandsStored reports that the store holds every band posting (its nsState marker
+	// says so) and that writes keep them there. Until then bandIdx is their only copy,
+	// rebuilt from the records at open, and writes leave them out of the store: most of
+	// an add's keys. moving is set while moveBands writes them to the store, in the
+	// background, once bandIdx outgrows its budget; writes keep them there meanwhile.
+	// moveFailed is when the last failed move ended; the next waits moveRetry. All
+	// three change under mu.
+	bandsStored bool
+	moving      bool
+	moveFailed  time.Time
+	moves       sync.WaitGroup // the background moves, for tests
+	moveHook    func()         // if set, moveBands calls it at its first record; tests hold it there
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
@@ -118,7 +133,13 @@ const (
 	nsSeen store.Namespace = 4 // last seen (seenKey) -> record ids
 	nsFP   store.Namespace = 5 // SimHash (8 bytes, big-endian) -> record ids
 	nsBand store.Namespace = 6 // LSH band key (8 bytes, big-endian) -> record ids
+	// nsState holds markers of the store's state: bandsKey -> 1 once every band posting
+	// is in the store.
+	nsState store.Namespace = 7
 )
+
+// bandsKey is the nsState key of the marker that the store holds every band posting.
+var bandsKey = []byte("bands")
 
 // metaID is the record id of the detector's meta record (detectorMeta); store.NextID
 // never returns it.
@@ -171,6 +192,9 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}
+	if err := s.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
+		return nil, storeErr(err)
+	}
 	if err := s.Postings(nsDoc, func([]byte, uint64) bool { d.count++; return true }); err != nil {
 		return nil, storeErr(err)
 	}
@@ -205,10 +229,12 @@ type detectorMeta struct {
 }
 
 // metaMagic starts the meta record; metaFormat is the version of the detector's layout
-// of keys and records.
+// of keys and records. Format 1 stores kept every band posting; format 2 ones keep them
+// once the nsState marker says so, and a format 1 store becomes a format 2 one with the
+// marker when it is opened.
 const (
 	metaMagic  = "NDDETECT"
-	metaFormat = 1
+	metaFormat = 2
 )
 
 func (d *Detector) meta() detectorMeta {
@@ -226,9 +252,10 @@ func (d *Detector) meta() detectorMeta {
 }
 
 // checkMeta writes the meta record of an empty store, or compares the store's with the
-// detector's options.
+// detector's options, bringing a format 1 store to format 2.
 func (d *Detector) checkMeta() error {
-	want, err := json.Marshal(d.meta())
+	m := d.meta()
+	want, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
@@ -242,6 +269,17 @@ func (d *Detector) checkMeta() error {
 		b.PutRecord(metaID, want)
 		return storeErrOrNil(d.st.Apply(&b))
 	}
+	m.Format = 1
+	old, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(rec, append([]byte(metaMagic), old...)) {
+		var b store.Batch
+		b.PutRecord(metaID, want)
+		b.Add(nsState, bandsKey, 1)
+		return storeErrOrNil(d.st.Apply(&b))
+	}
 	if !bytes.Equal(rec, want) {
 		if !bytes.HasPrefix(rec, []byte(metaMagic)) {
 			return fmt.Errorf("%w: the store holds no detector (no meta record); use an empty store", ErrOptions)
@@ -252,7 +290,9 @@ func (d *Detector) checkMeta() error {
 	return nil
 }
 
-// loadAccelerators fills sim and bandKeys from the SimHash and band postings.
+// loadAccelerators fills sim from the SimHash postings, and the band filter and copy
+// from the band postings or, when the store does not hold them, from the records. When
+// the copy cannot hold them, it first writes them to the store.
 func (d *Detector) loadAccelerators() error {
 	var ids, fps []uint64
 	flush := func() {
@@ -275,6 +315,14 @@ func (d *Detector) loadAccelerators() error {
 	// Room for a quarter more documents; past it the filter grows by a layer.
 	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
 	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
+	if !d.bandsStored {
+		if err := d.loadBandsFromRecords(); err != nil || !d.bandsStored {
+			return err
+		}
+		// The store holds them now: load them as from any such store.
+		d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
+		d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
+	}
 	var keys, seqs []uint64
 	add := func() {
 		d.bandKeys.add(keys)
@@ -293,6 +341,129 @@ func (d *Detector) loadAccelerators() error {
 	add()
 	return storeErrOrNil(err)
 }
+
+// loadBandsFromRecords fills the band filter and a copy that keeps its postings from the
+// band keys of the stored records' signatures. When the copy cannot hold them, it writes
+// them to the store instead (moveBands) and sets bandsStored.
+func (d *Detector) loadBandsFromRecords() error {
+	if d.bandIdx != nil {
+		d.bandIdx.keep = true
+		var failed error
+		var keys, seqs []uint64
+		err := d.st.Records(func(seq uint64, rec []byte) bool {
+			if seq == metaID {
+				return true
+			}
+			var r Stored
+			if failed = r.unmarshalRecord(rec); failed != nil {
+				failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
+				return false
+			}
+			ks := d.bandKeysOf(&r.Entry)
+			d.bandKeys.add(ks)
+			keys = append(keys, ks...)
+			for range ks {
+				seqs = append(seqs, seq)
+			}
+			if len(keys) >= 1<<16 {
+				d.bandIdx.addPostings(keys, seqs)
+				keys, seqs = keys[:0], seqs[:0]
+			}
+			return !d.bandIdx.isOver()
+		})
+		d.bandIdx.addPostings(keys, seqs)
+		if err != nil {
+			return storeErr(err)
+		}
+		if failed != nil {
+			return failed
+		}
+		if !d.bandIdx.isOver() {
+			return nil
+		}
+	}
+	d.bandIdx = nil
+	if err := d.moveBands(); err != nil {
+		return err
+	}
+	d.bandsStored = true
+	return nil
+}
+
+// moveChunk is how many band postings moveBands writes in one batch.
+const moveChunk = 1 << 14
+
+// moveBands writes the band postings of every stored document to the store, makes them
+// durable, then marks the store as holding them all. Writes made meanwhile must keep
+// their own band postings in the store (d.moving), as it sees the records as they were
+// when it started; it may write postings of documents removed meanwhile, which the
+// checks skip, as they find no record. It runs without d.mu.
+func (d *Detector) moveBands() error {
+	var b store.Batch
+	var failed error
+	err := d.st.Records(func(seq uint64, rec []byte) bool {
+		if seq == metaID {
+			return true
+		}
+		if d.moveHook != nil {
+			d.moveHook()
+		}
+		var r Stored
+		if failed = r.unmarshalRecord(rec); failed != nil {
+			failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
+			return false
+		}
+		for _, k := range d.bandKeysOf(&r.Entry) {
+			b.Add(nsBand, be64(k), seq)
+		}
+		if b.Len() >= moveChunk {
+			if failed = d.st.Write(&b); failed != nil {
+				failed = storeErr(failed)
+				return false
+			}
+			b.Reset()
+		}
+		return true
+	})
+	if err != nil {
+		return storeErr(err)
+	}
+	if failed != nil {
+		return failed
+	}
+	b.Add(nsState, bandsKey, 1)
+	// Apply syncs the log, which makes every earlier Write durable before the marker.
+	return storeErrOrNil(d.st.Apply(&b))
+}
+
+// moveRetry is how long after a failed move of the band postings the next may start.
+const moveRetry = time.Minute
+
+// startMove starts moving the band postings to the store in the background, once the
+// copy has outgrown its budget; d.mu is held.
+func (d *Detector) startMove() {
+	if d.bandsStored || d.moving || !d.bandIdx.isOver() || time.Since(d.moveFailed) < moveRetry {
+		return
+	}
+	d.moving = true
+	d.moves.Add(1)
+	go func() {
+		defer d.moves.Done()
+		err := d.moveBands()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.moving = false
+		if err != nil {
+			d.moveFailed = time.Now()
+			return
+		}
+		d.bandsStored = true
+		d.bandIdx.stop()
+	}()
+}
+
+// postsBands reports whether writes put band postings in the store; d.mu is held.
+func (d *Detector) postsBands() bool { return d.bandsStored || d.moving }
 
 // storeErr wraps an error of the store.
 func storeErr(err error) error { return fmt.Errorf("neardup: store: %w", err) }
@@ -451,6 +622,15 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	seq, err := d.st.NextID()
 	if err != nil {
 		return v, false, storeErr(err)
+	}
+	if !d.bandsStored && seq > math.MaxUint32 {
+		// The copy cannot hold this id, so the store must hold the band postings before
+		// the document is added: a move now, under the lock (once in 4 billion adds).
+		if err := d.moveBands(); err != nil {
+			return v, false, err
+		}
+		d.bandsStored = true
+		d.bandIdx.stop()
 	}
 	r := &Stored{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
 	bandKeys := d.putOps(&b, r)
@@ -708,8 +888,10 @@ func (d *Detector) putOps(b *store.Batch, r *Stored) (bandKeys []uint64) {
 		b.Add(nsFP, be64(r.SimHash), r.seq)
 	}
 	bandKeys = d.bandKeysOf(&r.Entry)
-	for _, k := range bandKeys {
-		b.Add(nsBand, be64(k), r.seq)
+	if d.postsBands() {
+		for _, k := range bandKeys {
+			b.Add(nsBand, be64(k), r.seq)
+		}
 	}
 	return bandKeys
 }
@@ -730,6 +912,7 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 	}
 	d.bandIdx.add(bandKeys, r.seq)
 	d.bandKeys.add(bandKeys)
+	d.startMove()
 }
 
 // unindex removes a stored document from the accelerators once the batch removing it is
@@ -755,8 +938,10 @@ func (d *Detector) removeOps(b *store.Batch, r *Stored) {
 	if !d.opt.NoSimHash {
 		b.Remove(nsFP, be64(r.SimHash), r.seq)
 	}
-	for _, k := range d.bandKeysOf(&r.Entry) {
-		b.Remove(nsBand, be64(k), r.seq)
+	if d.postsBands() {
+		for _, k := range d.bandKeysOf(&r.Entry) {
+			b.Remove(nsBand, be64(k), r.seq)
+		}
 	}
 }
 
@@ -1113,4 +1298,19 @@ func seenAt(fetch, now time.Time) time.Time {
 // (see Options.BandMemory), and the bytes the copy takes.
 func (d *Detector) BandCopy() (active bool, bytes int64) {
 	return d.bandIdx.active(), d.bandIdx.size()
+}
+
+// BandPostings reports where the band postings are kept (see Options.BandMemory):
+// "memory", only in the copy, which is rebuilt from the records at open; "moving", being
+// written to the store, the copy answering meanwhile; "store", in the store.
+func (d *Detector) BandPostings() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case d.bandsStored:
+		return "store"
+	case d.moving:
+		return "moving"
+	}
+	return "memory"
 }

@@ -1,7 +1,10 @@
 package neardup
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -757,31 +760,211 @@ func TestDetectorBandCopy(t *testing.T) {
 			}
 		}
 	}
+	ds[2].moves.Wait() // the copy outgrew its budget: its postings are moving to the store
 	if !ds[1].bandIdx.active() || ds[2].bandIdx.active() {
 		t.Errorf("band copies active at the end: %v, %v; want true, false", ds[1].bandIdx.active(), ds[2].bandIdx.active())
 	}
-	// A detector opened on the store with a copy rebuilds it from the postings, and
-	// answers as before.
-	reopened, err := OpenDetector(stores[1], opt)
+	// Without a copy, and once one has moved, the store holds every band posting of
+	// its records (and, after a move, perhaps some of documents removed during it);
+	// with the copy, none.
+	for i, want := range []bool{true, false, true} {
+		if ds[i].bandsStored != want {
+			t.Errorf("detector %d: bands stored %v, want %v", i, ds[i].bandsStored, want)
+		}
+		checkBandPostings(t, ds[0], stores[i], want)
+	}
+	// A detector opened on each store answers as before: the one with a copy rebuilds
+	// it from the records, the others load it from the postings when it fits.
+	query := func(name string, d *Detector) {
+		t.Helper()
+		matched := 0
+		for i := range 150 {
+			fp, _ := ds[0].Fingerprinter().Fingerprint(Document{ID: "q", Text: strings.Join(words(uint64(i), 120), " ")})
+			want, _ := ds[0].Near(Query{MinHash: fp.MinHash})
+			got, err := d.Near(Query{MinHash: fp.MinHash})
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("base %d: the %s detector's query gives %v (%v), without a band copy %v", i, name, got, err, want)
+			}
+			if len(want) > 0 {
+				matched++
+			}
+		}
+		if matched < 100 {
+			t.Errorf("only %d of 150 base texts have near copies stored: the queries test little", matched)
+		}
+	}
+	reopen := func(s store.Store, budget int64) *Detector {
+		t.Helper()
+		o := opt
+		o.BandMemory = budget
+		d, err := OpenDetector(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := reopen(stores[1], 0)
+	if !d.bandIdx.active() || d.bandsStored {
+		t.Fatalf("reopened with a copy: copy %v, bands stored %v; want the copy, rebuilt from the records", d.bandIdx.active(), d.bandsStored)
+	}
+	query("reopened", d)
+	// Reopened with a copy too small for them, it moves them to the store first.
+	d = reopen(stores[1], bandShards*bandMinSlots*8)
+	if d.bandIdx.active() || !d.bandsStored {
+		t.Fatalf("reopened with a small copy: copy %v, bands stored %v; want no copy, the bands moved", d.bandIdx.active(), d.bandsStored)
+	}
+	checkBandPostings(t, ds[0], stores[1], true)
+	query("moved at open", d)
+	// A format 1 store (which kept every band posting, and had no marker) is a store
+	// that holds them: it is upgraded, not moved again.
+	m := ds[2].meta()
+	m.Format = 1
+	raw, _ := json.Marshal(m)
+	var b store.Batch
+	b.PutRecord(metaID, append([]byte(metaMagic), raw...))
+	b.Remove(nsState, bandsKey, 1)
+	if err := stores[2].Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	d = reopen(stores[2], 0)
+	if !d.bandIdx.active() || !d.bandsStored {
+		t.Fatalf("format 1 store reopened: copy %v, bands stored %v; want the copy, loaded from the postings", d.bandIdx.active(), d.bandsStored)
+	}
+	if rec, _, _ := stores[2].Record(metaID); !bytes.Contains(rec, []byte(`"format":2`)) {
+		t.Errorf("format 1 store reopened: its meta record is still %s", rec)
+	}
+	query("upgraded", d)
+}
+
+// checkBandPostings checks the band postings in s against the band keys of its records:
+// when stored is false there must be none; when true, every record's, and any other
+// only of a record that is gone (posted by a move while the document was removed).
+// d gives the band keys of an entry.
+func checkBandPostings(t *testing.T, d *Detector, s store.Store, stored bool) {
+	t.Helper()
+	type posting struct{ key, seq uint64 }
+	want := map[posting]bool{}
+	live := map[uint64]bool{}
+	err := s.Records(func(seq uint64, rec []byte) bool {
+		if seq == metaID {
+			return true
+		}
+		var r Stored
+		if err := r.unmarshalRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+		live[seq] = true
+		for _, k := range d.bandKeysOf(&r.Entry) {
+			want[posting{k, seq}] = true
+		}
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reopened.bandIdx.active() {
-		t.Fatal("the reopened detector keeps no band copy")
-	}
-	matched := 0
-	for i := range 150 {
-		fp, _ := ds[0].Fingerprinter().Fingerprint(Document{ID: "q", Text: strings.Join(words(uint64(i), 120), " ")})
-		want, _ := ds[0].Near(Query{MinHash: fp.MinHash})
-		got, err := reopened.Near(Query{MinHash: fp.MinHash})
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Fatalf("base %d: the reopened detector's query gives %v (%v), without a band copy %v", i, got, err, want)
+	got, stale := 0, 0
+	err = s.Postings(nsBand, func(key []byte, seq uint64) bool {
+		p := posting{binary.BigEndian.Uint64(key), seq}
+		switch {
+		case want[p]:
+			got++
+		case live[seq]:
+			t.Errorf("band posting %x -> %d: not one of record %d's", p.key, seq, seq)
+		default:
+			stale++
 		}
-		if len(want) > 0 {
-			matched++
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case len(want) < 1000:
+		t.Errorf("only %d band postings expected: the check tests little", len(want))
+	case !stored && got+stale > 0:
+		t.Errorf("%d band postings in a store that should hold none", got+stale)
+	case stored && got != len(want):
+		t.Errorf("%d of the records' %d band postings in the store", got, len(want))
+	}
+}
+
+// TestDetectorBandMove holds a move of the band postings to the store while documents
+// are added and removed: those writes must keep their own band postings in the store,
+// checks must still find everything through the copy, and once the move ends the store
+// must hold every band posting and the copy be gone.
+func TestDetectorBandMove(t *testing.T) {
+	opt := Options{Near: NearMinHash, MaxMatches: 1000, BandMemory: bandShards * bandMinSlots * 8}
+	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
+	d, err := OpenDetector(s, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	d.moveHook = func() { <-release } // the move holds once it has begun reading
+
+	doc := func(i int) Document {
+		w := words(uint64(i%300), 400) // long enough that two copies are surely near
+		w[i%len(w)] = fmt.Sprintf("x%d", i)
+		return Document{ID: fmt.Sprintf("d%04d", i), Text: strings.Join(w, " ")}
+	}
+	i := 0
+	for ; !d.moving; i++ {
+		if i == 5000 {
+			t.Fatal("5000 documents and the copy has not outgrown its budget")
+		}
+		if _, err := d.Check(doc(i)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if matched < 100 {
-		t.Errorf("only %d of 150 base texts have near copies stored: the queries test little", matched)
+	if d.bandsStored || !d.bandIdx.active() {
+		t.Fatalf("move held: bands stored %v, copy %v", d.bandsStored, d.bandIdx.active())
+	}
+	// While the move is held: adds (each a near copy of document i-300, which the copy
+	// must find) and removals.
+	for end := i + 300; i < end; i++ {
+		v, err := d.Check(doc(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Kind != NearDuplicate {
+			t.Fatalf("document %d, added during the move: %s, want a near duplicate", i, v.Kind)
+		}
+		// Remove documents added during the move, and documents the move will find
+		// (the copy of this one is the only other near i-300, and the loop ends before
+		// i+300).
+		victim := -1
+		switch i % 3 {
+		case 0:
+			victim = i
+		case 1:
+			victim = i - 300
+		}
+		if victim >= 0 {
+			if ok, err := d.Remove(fmt.Sprintf("d%04d", victim)); !ok || err != nil {
+				t.Fatalf("removing d%04d: %v %v", victim, ok, err)
+			}
+		}
+	}
+	close(release)
+	d.moves.Wait()
+	if !d.bandsStored || d.bandIdx.active() {
+		t.Fatalf("after the move: bands stored %v, copy %v", d.bandsStored, d.bandIdx.active())
+	}
+	checkBandPostings(t, d, s, true)
+	// Every stored document is found by its signature, through the store's postings.
+	for j := 0; j < i; j += 7 {
+		id := fmt.Sprintf("d%04d", j)
+		_, stored, err := d.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, _ := d.Fingerprinter().Fingerprint(doc(j))
+		ms, err := d.Near(Query{MinHash: fp.MinHash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored != slices.ContainsFunc(ms, func(m Match) bool { return m.ID == id }) {
+			t.Fatalf("document %s after the move: stored %v, found by its signature among %v", id, stored, ms)
+		}
 	}
 }

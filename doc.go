@@ -60,7 +60,9 @@
 //	                          a bucket is checked against the distance without reading
 //	                          a record, and only the fingerprints within Distance are
 //	                          looked up by SimHash
-//	LSH band key           -> record ids (lsh.AppendBandKeys over the Params banding)
+//	LSH band key           -> record ids (lsh.AppendBandKeys over the Params banding),
+//	                          once the detector's copy of them outgrows
+//	                          Options.BandMemory (see Caveats)
 //
 // Record 0 holds the options that shape those keys; a store is opened only with them.
 //
@@ -92,7 +94,17 @@
 // which finds MinHash candidates without one; and a Bloom filter of the band keys that
 // have postings (about 30 bytes a document), which spares a unique document's band
 // lookups once the copy is dropped. The key filter (the pre-screen) spares the URL and
-// exact lookups of keys it rules out. They assume the detector is its store's only
+// exact lookups of keys it rules out.
+//
+// The band postings are 25 of an add's 31 keys, so while the copy holds them the
+// detector writes them nowhere else: it rebuilds the copy from the records' signatures
+// when it opens the store, and an add costs about a third less (README, Service). When
+// the copy outgrows Options.BandMemory, the detector writes every band posting to the
+// store in the background (the copy answering meanwhile, and writes keeping theirs in
+// the store too), marks the store as holding them, and drops the copy; from then on the
+// store keeps them, as it does for a detector opened without a copy, or with one too
+// small for the store's documents (which moves them before it opens). Stores written
+// before this (format 1) hold them already, and keep them. They assume the detector is its store's only
 // writer, as pebblestore's directory lock ensures; a store shared by several processes
 // needs the postings alone. An exact-content key with more than 1024 stored
 // documents is read up to the first 1024 of them: matches and survivor come from those.

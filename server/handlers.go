@@ -466,10 +466,12 @@ type statsJSON struct {
 	BandCopy      bandCopyJSON     `json:"band_copy"`
 }
 
-// bandCopyJSON describes the detector's in-memory copy of its band postings.
+// bandCopyJSON describes the detector's in-memory copy of its band postings, and where
+// the postings are kept.
 type bandCopyJSON struct {
-	Active bool  `json:"active"`
-	Bytes  int64 `json:"bytes"`
+	Active   bool   `json:"active"`
+	Bytes    int64  `json:"bytes"`
+	Postings string `json:"postings"`
 }
 
 type optionsJSON struct {
@@ -503,6 +505,7 @@ func (s *Server) statsOf(d *neardup.Detector) statsJSON {
 		Store: storeJSON{s.cfg.StorePath, s.cfg.StoreKind},
 	}
 	st.BandCopy.Active, st.BandCopy.Bytes = d.BandCopy()
+	st.BandCopy.Postings = d.BandPostings()
 	for k := range s.counts {
 		st.Verdicts[neardup.Kind(k).String()] = s.counts[k].Load()
 	}

@@ -198,8 +198,8 @@ func TestEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if active, bytes := d.BandCopy(); st.BandCopy != (bandCopyJSON{active, bytes}) {
-		t.Errorf("stats: band copy %+v, the detector's %v %d", st.BandCopy, active, bytes)
+	if active, bytes := d.BandCopy(); st.BandCopy != (bandCopyJSON{active, bytes, d.BandPostings()}) {
+		t.Errorf("stats: band copy %+v, the detector's %v %d %s", st.BandCopy, active, bytes, d.BandPostings())
 	}
 
 	code, body, h := call(t, ts, "GET", "/v1/prescreen", "", "")

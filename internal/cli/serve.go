@@ -252,11 +252,12 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	}
 	copyOn, copyBytes := d.BandCopy()
 	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds(),
-		"band_copy", copyOn, "band_copy_bytes", copyBytes)
+		"band_copy", copyOn, "band_copy_bytes", copyBytes, "band_postings", d.BandPostings())
 	if !copyOn && c.bandMemory > 0 {
 		log.Warn("the band postings do not fit --band-memory: checks and queries look their bands up in the store, which is slower", "band_memory", c.bandMemory.String())
 	}
 	srv.SetDetector(d)
+	go logBandMoves(ctx, log, d, 5*time.Second)
 
 	select {
 	case err = <-served:
@@ -283,6 +284,33 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 		log.Info("stopped")
 	}
 	return err
+}
+
+// logBandMoves logs, checking every interval until ctx ends, when the band postings
+// start moving to the store (the copy outgrew --band-memory), when they are there, and
+// when a move failed (it is retried).
+func logBandMoves(ctx context.Context, log *slog.Logger, d *neardup.Detector, interval time.Duration) {
+	last := d.BandPostings()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for last != "store" {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := d.BandPostings()
+		switch {
+		case now == last:
+		case now == "moving":
+			log.Warn("the band postings outgrew --band-memory: writing them to the store, which slows adds for a while (here about 1.5 minutes a million documents); the band copy answers meanwhile", "documents", d.Len())
+		case now == "store":
+			log.Info("the band postings are in the store; the band copy is dropped", "documents", d.Len())
+		default:
+			log.Error("writing the band postings to the store failed; it is retried in a minute", "documents", d.Len())
+		}
+		last = now
+	}
 }
 
 // logger returns the slog logger of --log-format and --log-level, writing to w.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/store"
 )
 
 // syncBuffer is a bytes.Buffer safe for the logger and the test to share.
@@ -209,5 +212,43 @@ func TestServeSizes(t *testing.T) {
 		if err != nil || cfg.cacheSize != tc.cache || cfg.opt.BandMemory != tc.mem {
 			t.Errorf("%q %v: cache %d, band memory %d (%v); want %d, %d", tc.args, tc.env, cfg.cacheSize, cfg.opt.BandMemory, err, tc.cache, tc.mem)
 		}
+	}
+}
+
+// TestLogBandMoves checks the log lines of a move of the band postings to the store: a
+// detector whose band copy is the smallest there is outgrows it after a few hundred
+// documents.
+func TestLogBandMoves(t *testing.T) {
+	d, err := neardup.OpenDetector(store.NewMemory(), neardup.Options{BandMemory: 128 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.BandPostings(); got != "memory" {
+		t.Fatalf("a new detector's band postings are in %q, want memory", got)
+	}
+	var out syncBuffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		logBandMoves(t.Context(), log, d, time.Millisecond)
+	}()
+	for i := 0; d.BandPostings() != "store"; i++ {
+		if i == 5000 {
+			t.Fatal("5000 documents and the band postings are not in the store")
+		}
+		text := strings.Repeat(fmt.Sprintf("word%d other%d ", i, i*7), 40)
+		if _, err := d.Check(neardup.Document{ID: fmt.Sprint(i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("logBandMoves did not return once the postings were in the store")
+	}
+	got := out.String()
+	if !strings.Contains(got, "level=INFO") || !strings.Contains(got, "the band postings are in the store") {
+		t.Errorf("log:\n%s\nwant the line that the band postings are in the store", got)
 	}
 }
