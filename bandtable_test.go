@@ -127,3 +127,38 @@ func TestBandTableGivesUp(t *testing.T) {
 		t.Error("an id past 32 bits was taken")
 	}
 }
+
+// TestBandTableKeeps checks a table that is the only copy of its postings: past its
+// budget it keeps growing and answering, and says it is over; an id past 32 bits, which
+// it cannot hold, makes it over too; stop frees it.
+func TestBandTableKeeps(t *testing.T) {
+	small := int64(bandShards * bandMinSlots * 8)
+	table := newBandTable(small, 0)
+	table.keep = true
+	r := rand.New(rand.NewPCG(5, 6))
+	var keys []uint64
+	for seq := uint64(1); seq <= 4*bandShards*bandMinSlots; seq++ {
+		keys = append(keys, r.Uint64())
+		table.add(keys[len(keys)-1:], seq)
+	}
+	if !table.active() || !table.isOver() || table.size() <= small {
+		t.Fatalf("past its budget: active %v, over %v, size %d (budget %d); want active, over, larger", table.active(), table.isOver(), table.size(), small)
+	}
+	for i, k := range keys {
+		ids, ok := table.appendIDs(nil, []uint64{k})
+		if !ok || !slices.Contains(ids, uint64(i+1)) {
+			t.Fatalf("key %d: ids %v (ok %v), want %d among them", i, ids, ok, i+1)
+		}
+	}
+	table.stop()
+	if table.active() || table.size() != 0 {
+		t.Errorf("after stop: active %v, size %d", table.active(), table.size())
+	}
+
+	table = newBandTable(1<<20, 0)
+	table.keep = true
+	table.add([]uint64{7}, math.MaxUint32+1)
+	if !table.active() || !table.isOver() {
+		t.Errorf("an id past 32 bits: active %v, over %v; want active and over", table.active(), table.isOver())
+	}
+}
