@@ -348,18 +348,8 @@ func (d *Detector) loadAccelerators() error {
 func (d *Detector) loadBandsFromRecords() error {
 	if d.bandIdx != nil {
 		d.bandIdx.keep = true
-		var failed error
 		var keys, seqs []uint64
-		err := d.st.Records(func(seq uint64, rec []byte) bool {
-			if seq == metaID {
-				return true
-			}
-			var r Stored
-			if failed = r.unmarshalRecord(rec); failed != nil {
-				failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
-				return false
-			}
-			ks := d.bandKeysOf(&r.Entry)
+		err := d.recordBands(func(seq uint64, ks []uint64) bool {
 			d.bandKeys.add(ks)
 			keys = append(keys, ks...)
 			for range ks {
@@ -373,10 +363,7 @@ func (d *Detector) loadBandsFromRecords() error {
 		})
 		d.bandIdx.addPostings(keys, seqs)
 		if err != nil {
-			return storeErr(err)
-		}
-		if failed != nil {
-			return failed
+			return err
 		}
 		if !d.bandIdx.isOver() {
 			return nil
@@ -390,6 +377,27 @@ func (d *Detector) loadBandsFromRecords() error {
 	return nil
 }
 
+// recordBands calls fn with the band keys of every stored document, in record id order,
+// until fn returns false, decoding the records as they were when it started.
+func (d *Detector) recordBands(fn func(seq uint64, keys []uint64) bool) error {
+	var failed error
+	err := d.st.Records(func(seq uint64, rec []byte) bool {
+		if seq == metaID {
+			return true
+		}
+		var r Stored
+		if failed = r.unmarshalRecord(rec); failed != nil {
+			failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
+			return false
+		}
+		return fn(seq, d.bandKeysOf(&r.Entry))
+	})
+	if err != nil {
+		return storeErr(err)
+	}
+	return failed
+}
+
 // moveChunk is how many band postings moveBands writes in one batch.
 const moveChunk = 1 << 14
 
@@ -401,35 +409,26 @@ const moveChunk = 1 << 14
 func (d *Detector) moveBands() error {
 	var b store.Batch
 	var failed error
-	err := d.st.Records(func(seq uint64, rec []byte) bool {
-		if seq == metaID {
-			return true
-		}
+	err := d.recordBands(func(seq uint64, keys []uint64) bool {
 		if d.moveHook != nil {
 			d.moveHook()
 		}
-		var r Stored
-		if failed = r.unmarshalRecord(rec); failed != nil {
-			failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
-			return false
-		}
-		for _, k := range d.bandKeysOf(&r.Entry) {
+		for _, k := range keys {
 			b.Add(nsBand, be64(k), seq)
 		}
 		if b.Len() >= moveChunk {
 			if failed = d.st.Write(&b); failed != nil {
-				failed = storeErr(failed)
 				return false
 			}
 			b.Reset()
 		}
 		return true
 	})
-	if err != nil {
-		return storeErr(err)
+	if err == nil && failed != nil {
+		err = storeErr(failed)
 	}
-	if failed != nil {
-		return failed
+	if err != nil {
+		return err
 	}
 	b.Add(nsState, bandsKey, 1)
 	// Apply syncs the log, which makes every earlier Write durable before the marker.
