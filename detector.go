@@ -115,7 +115,7 @@ type Detector struct {
 	moving      bool
 	moveFailed  time.Time
 	moves       sync.WaitGroup // the background moves, for tests
-	moveHook    func()         // if set, moveBands calls it at its first record; tests hold it there
+	moveHook    func()         // if set, moveBands calls it at each record it reads; tests hold it there
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
