@@ -312,16 +312,13 @@ func (d *Detector) loadAccelerators() error {
 		return storeErr(err)
 	}
 	flush()
-	// Room for a quarter more documents; past it the filter grows by a layer.
-	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
-	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
+	d.newBands()
 	if !d.bandsStored {
 		if err := d.loadBandsFromRecords(); err != nil || !d.bandsStored {
 			return err
 		}
 		// The store holds them now: load them as from any such store.
-		d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
-		d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
+		d.newBands()
 	}
 	var keys, seqs []uint64
 	add := func() {
@@ -340,6 +337,14 @@ func (d *Detector) loadAccelerators() error {
 	})
 	add()
 	return storeErrOrNil(err)
+}
+
+// newBands gives the detector an empty band filter, with room for a quarter more
+// documents (past it the filter grows by a layer), and a band copy sized for its
+// documents, or none when they would not fit Options.BandMemory.
+func (d *Detector) newBands() {
+	d.bandKeys = newBandFilter(uint(d.bands * max(d.count, d.opt.Expected) * 5 / 4))
+	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
 }
 
 // loadBandsFromRecords fills the band filter and a copy that keeps its postings from the
@@ -369,12 +374,23 @@ func (d *Detector) loadBandsFromRecords() error {
 			return nil
 		}
 	}
-	d.bandIdx = nil
+	return d.storeBands()
+}
+
+// storeBands moves the band postings to the store now (moveBands), then records that
+// the store holds them and drops the copy.
+func (d *Detector) storeBands() error {
 	if err := d.moveBands(); err != nil {
 		return err
 	}
-	d.bandsStored = true
+	d.bandsMoved()
 	return nil
+}
+
+// bandsMoved records that the store holds every band posting, and drops the copy.
+func (d *Detector) bandsMoved() {
+	d.bandsStored = true
+	d.bandIdx.stop()
 }
 
 // recordBands calls fn with the band keys of every stored document, in record id order,
@@ -456,8 +472,7 @@ func (d *Detector) startMove() {
 			d.moveFailed = time.Now()
 			return
 		}
-		d.bandsStored = true
-		d.bandIdx.stop()
+		d.bandsMoved()
 	}()
 }
 
@@ -625,11 +640,9 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	if !d.bandsStored && seq > math.MaxUint32 {
 		// The copy cannot hold this id, so the store must hold the band postings before
 		// the document is added: a move now, under the lock (once in 4 billion adds).
-		if err := d.moveBands(); err != nil {
+		if err := d.storeBands(); err != nil {
 			return v, false, err
 		}
-		d.bandsStored = true
-		d.bandIdx.stop()
 	}
 	r := &Stored{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
 	bandKeys := d.putOps(&b, r)
