@@ -891,9 +891,11 @@ func checkBandPostings(t *testing.T, d *Detector, s store.Store, stored bool) {
 // TestDetectorBandMove holds a move of the band postings to the store while documents
 // are added and removed: those writes must keep their own band postings in the store,
 // checks must still find everything through the copy, and once the move ends the store
-// must hold every band posting and the copy be gone.
+// must hold every band posting and the copy be gone. Its budget is four of the smallest
+// tables: with one, the first shard to fill outgrows it before the 300 documents whose
+// near copies the test adds are in.
 func TestDetectorBandMove(t *testing.T) {
-	opt := Options{Near: NearMinHash, MaxMatches: 1000, BandMemory: bandShards * bandMinSlots * 8}
+	opt := Options{Near: NearMinHash, MaxMatches: 1000, BandMemory: 4 * bandShards * bandMinSlots * 8}
 	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
 	d, err := OpenDetector(s, opt)
 	if err != nil {
@@ -901,6 +903,8 @@ func TestDetectorBandMove(t *testing.T) {
 	}
 	release := make(chan struct{})
 	d.moveHook = func() { <-release } // the move holds once it has begun reading
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) }) // a failed test must not hang in Close
 
 	doc := func(i int) Document {
 		w := words(uint64(i%300), 400) // long enough that two copies are surely near
@@ -945,7 +949,7 @@ func TestDetectorBandMove(t *testing.T) {
 			}
 		}
 	}
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	d.moves.Wait()
 	if !d.bandsStored || d.bandIdx.active() {
 		t.Fatalf("after the move: bands stored %v, copy %v", d.bandsStored, d.bandIdx.active())
