@@ -190,3 +190,27 @@ func buildSyntheticStore(b *testing.B, dir string, n int) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkFingerprint measures Fingerprint on plain text of about 2 KB (330 words drawn
+// from a 50,000-word vocabulary, as BenchmarkDetector's): the URL, the three SHA-256
+// hashes, the SimHash and the MinHash signature of one document, with the default
+// options; b.SetBytes counts the text.
+func BenchmarkFingerprint(b *testing.B) {
+	f, err := NewFingerprinter(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	for range 330 {
+		fmt.Fprintf(&sb, "w%d ", r.IntN(50_000))
+	}
+	doc := Document{ID: "d", URL: "https://example.com/a/b?utm_source=x", Text: sb.String()}
+	b.SetBytes(int64(len(doc.Text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Fingerprint(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -53,6 +52,7 @@ type Fingerprinter struct {
 type fpState struct {
 	sim      *shingle.Shingler // simhash.SchemeNeardup's features
 	min      *shingle.Shingler // the default word 5-shingles, as a bag: its signature is the set's
+	units    []uint64          // the hashes of the main text's units
 	features []uint64
 	norm     []byte       // the normalized units of the text, joined by single spaces
 	words    int          // and how many there are
@@ -155,14 +155,17 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 				main, fp.Title, fp.Method = res.Text, res.Title, res.Method
 			}
 		}
-	} else {
-		h := sha256.New()
-		io.WriteString(h, doc.Text)
-		h.Sum(fp.Raw[:0])
 	}
 
 	st := f.pool.Get().(*fpState)
 	defer f.pool.Put(st)
+	if doc.HTML == nil {
+		// The raw bytes of a text are hashed from the normalized-text buffer, which the
+		// passes below start over: hashing the string through io.WriteString copies it
+		// to a new slice.
+		st.norm = append(st.norm[:0], doc.Text...)
+		fp.Raw = sha256.Sum256(st.norm)
+	}
 	if full != main {
 		// The whole page's visible text: units only.
 		st.start()
@@ -171,22 +174,18 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		}
 		fp.Text = sha256.Sum256(st.norm)
 	}
-	// One pass over the main text per fingerprint; the first also collects its units.
+	// One pass over the main text collects its units, and their hashes, which make both
+	// fingerprints' shingles (the two Shinglers differ only in K and Bag).
 	st.start()
-	observer := st.min
+	st.min.ObserveUnits(st.observe)
+	st.units = st.min.AppendUnitHashes(st.units[:0], main)
+	st.min.ObserveUnits(nil)
 	if !f.opt.NoSimHash {
-		observer = st.sim
-		st.sim.ObserveUnits(st.observe)
-		st.features = st.sim.AppendDistinct(st.features[:0], main)
-		st.sim.ObserveUnits(nil)
+		st.features = st.sim.AppendDistinctShingles(st.features[:0], st.units)
 		fp.SimHash = simhash.Compute(st.features)
 	}
 	if !f.opt.NoMinHash {
-		if observer == st.min {
-			st.min.ObserveUnits(st.observe)
-		}
-		st.features = st.min.AppendHashes(st.features[:0], main)
-		st.min.ObserveUnits(nil)
+		st.features = st.min.AppendShingles(st.features[:0], st.units)
 		fp.MinHash = f.hasher.Signature(st.features)
 	}
 	fp.Main, fp.Words = sha256.Sum256(st.norm), st.words
@@ -194,7 +193,7 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		fp.Text = fp.Main
 	}
 	if cap(st.norm) > maxPooledText {
-		st.norm = nil // one huge document should not pin its buffer
+		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
 	}
 	return fp, nil
 }

@@ -11,7 +11,10 @@ import (
 // FuzzShingler checks, for any text and option bits, that the Shingler does not panic,
 // that the reader path (fed one byte at a time, so every rune is split) gives what the
 // string path gives, that sets are sorted and distinct, that tokens are valid UTF-8 and
-// never contain a space (Words), and that a bag has one feature per shingle.
+// never contain a space (Words), that a bag has one feature per shingle, and that the
+// features made from the unit hashes (AppendUnitHashes, then AppendShingles or
+// AppendDistinctShingles) are the text's, with the same units for another K, Bag and
+// Seed.
 func FuzzShingler(f *testing.F) {
 	for _, s := range []string{
 		"", "a", "The quick brown fox jumps over the lazy dog.", "don't e.g. 3.14 1,000 12:30 2024-01-31",
@@ -42,6 +45,25 @@ func FuzzShingler(f *testing.F) {
 			if len(tok) == 0 || !utf8.Valid(tok) || opt.Unit == Words && strings.Contains(string(tok), " ") {
 				t.Fatalf("bad token %q", tok)
 			}
+		}
+		units := s.AppendUnitHashes(nil, text)
+		if len(units) != n {
+			t.Fatalf("%d unit hashes for %d tokens", len(units), n)
+		}
+		if fromUnits := s.AppendShingles(nil, units); !slices.Equal(fromUnits, got) {
+			t.Fatalf("the unit hashes give %d features, the text %d", len(fromUnits), len(got))
+		}
+		if a, b := s.AppendDistinctShingles(nil, units), s.AppendDistinct(nil, text); !slices.Equal(a, b) {
+			t.Fatalf("the unit hashes give %d distinct features, the text %d", len(a), len(b))
+		}
+		other := opt
+		other.K, other.Bag, other.Seed = 1+int(k/8%8), !opt.Bag, opt.Seed^0x5bd1e995
+		o, err := New(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ou := o.AppendUnitHashes(nil, text); !slices.Equal(ou, units) {
+			t.Fatalf("K %d, Bag %v, Seed %d give other units than K %d, Bag %v, Seed %d", other.K, other.Bag, other.Seed, opt.K, opt.Bag, opt.Seed)
 		}
 		if opt.Bag {
 			want := max(n-s.k+1, min(n, 1))

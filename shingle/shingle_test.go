@@ -515,3 +515,38 @@ func TestObserveUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitHashes checks that the features made from a text's unit hashes are the text's,
+// on 64 KB of English (several windows) and on texts shorter than a shingle, for sets,
+// bags, sampling, stop words and characters, appended after what dst holds.
+func TestUnitHashes(t *testing.T) {
+	texts := []string{englishText(64 << 10), "", "one", "two words", "a b c d"}
+	for _, opt := range []Options{
+		{},
+		{K: 5, Bag: true},
+		{K: 3, SampleMod: 4, Seed: 9},
+		{RemoveStopWords: true, MaskNumbers: true},
+		{Unit: Chars, K: 7},
+	} {
+		s, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range texts {
+			prefix := []uint64{42}
+			units := s.AppendUnitHashes(prefix, text)
+			if units[0] != 42 {
+				t.Fatalf("%+v: AppendUnitHashes overwrote dst", opt)
+			}
+			units = units[1:]
+			want := s.AppendHashes(slices.Clone(prefix), text)
+			if got := s.AppendShingles(slices.Clone(prefix), units); !slices.Equal(got, want) {
+				t.Errorf("%+v, %d bytes: %d features from the units, %d from the text", opt, len(text), len(got), len(want))
+			}
+			want = s.AppendDistinct(slices.Clone(prefix), text)
+			if got := s.AppendDistinctShingles(slices.Clone(prefix), units); !slices.Equal(got, want) {
+				t.Errorf("%+v, %d bytes: %d distinct features from the units, %d from the text", opt, len(text), len(got), len(want))
+			}
+		}
+	}
+}

@@ -45,8 +45,9 @@ type Shingler struct {
 	// uh holds the hashes of the units pushed since the last shingles call, after the
 	// last k-1 units before them: each window's units are hashed as segment finds them,
 	// and its shingles in one loop afterwards, which keeps both loops tight.
-	uh    []uint64
-	units int // units pushed in this text
+	uh        []uint64
+	units     int  // units pushed in this text
+	unitsOnly bool // AppendUnitHashes: keep the unit hashes in uh, make no shingles
 
 	out     []uint64 // the features of the text are out[base:]
 	base    int
@@ -139,12 +140,42 @@ func (s *Shingler) AppendHashes(dst []uint64, text string) []uint64 {
 func (s *Shingler) AppendDistinct(dst []uint64, text string) []uint64 {
 	s.begin(dst)
 	s.runString(text)
-	s.flushShort()
-	out := s.out
-	out = out[:s.base+s.distinct.unique(out[s.base:])]
-	s.out = nil
+	return s.endDistinct()
+}
+
+// AppendUnitHashes appends to dst the hash of each unit of text after normalization, in
+// order (the units that Tokens yields, each hashed as in the package documentation),
+// and returns the extended slice: what shingles of every size are made of. Shinglers
+// whose Options differ only in K, Bag, Weighting, Seed and SampleMod find the same
+// units, so one pass over a text can serve several of them: AppendShingles and
+// AppendDistinctShingles turn the unit hashes into the features that AppendHashes and
+// AppendDistinct give for the text. It does not keep dst or text.
+func (s *Shingler) AppendUnitHashes(dst []uint64, text string) []uint64 {
+	own := s.uh
+	s.begin(nil)
+	s.uh, s.unitsOnly = dst, true
+	s.runString(text)
+	out := s.uh
+	s.uh, s.unitsOnly = own[:0], false
 	s.reset()
 	return out
+}
+
+// AppendShingles appends to dst the feature hashes of the shingles of a text whose unit
+// hashes are units (from AppendUnitHashes), and returns the extended slice: the hashes
+// AppendHashes gives for the text. It does not keep dst or units.
+func (s *Shingler) AppendShingles(dst, units []uint64) []uint64 {
+	s.begin(dst)
+	s.emitText(units)
+	return s.end()
+}
+
+// AppendDistinctShingles is AppendShingles as a set in the order of first occurrence:
+// the hashes AppendDistinct gives for the text.
+func (s *Shingler) AppendDistinctShingles(dst, units []uint64) []uint64 {
+	s.begin(dst)
+	s.emitText(units)
+	return s.endDistinct()
 }
 
 // AppendHashesReader is AppendHashes for the text that r yields until io.EOF. It reads
@@ -275,6 +306,16 @@ func (s *Shingler) end() []uint64 {
 	return out
 }
 
+// endDistinct finishes the text and returns its distinct features.
+func (s *Shingler) endDistinct() []uint64 {
+	s.flushShort()
+	out := s.out
+	out = out[:s.base+s.distinct.unique(out[s.base:])]
+	s.out = nil
+	s.reset()
+	return out
+}
+
 // flushShort emits the single shingle of a text with fewer than k units.
 func (s *Shingler) flushShort() {
 	if s.units > 0 && s.units < s.k {
@@ -333,15 +374,34 @@ func (s *Shingler) ObserveUnits(fn func(unit []byte)) { s.observe = fn }
 // shingles emits the shingle of every run of k unit hashes in s.uh, in order, and keeps
 // the last k-1 hashes, which start the next window's first shingles.
 func (s *Shingler) shingles() {
-	uh, k := s.uh, s.k
-	if len(uh) < k {
+	if s.unitsOnly {
 		return
+	}
+	if n := s.emitRuns(s.uh); n > 0 {
+		s.uh = s.uh[:copy(s.uh, s.uh[n:])]
+	}
+}
+
+// emitRuns emits the shingle of every run of k unit hashes in uh, in order, and returns
+// how many there are.
+func (s *Shingler) emitRuns(uh []uint64) int {
+	k := s.k
+	if len(uh) < k {
+		return 0
 	}
 	n := len(uh) - k + 1
 	for i := range n {
 		s.emit(s.hash(uh[i : i+k]))
 	}
-	s.uh = uh[:copy(uh, uh[n:])]
+	return n
+}
+
+// emitText emits the shingles of a whole text's unit hashes, the single shingle of a
+// text with fewer than k units included.
+func (s *Shingler) emitText(units []uint64) {
+	if s.emitRuns(units) == 0 && len(units) > 0 {
+		s.emit(s.hash(units))
+	}
 }
 
 // unitHash is the frozen hash of one unit u of n bytes, each 8-byte group read as a
