@@ -99,8 +99,10 @@ type Detector struct {
 	// sim, bandIdx and bandKeys are in-memory accelerators of the store's postings,
 	// rebuilt when the detector opens it: every stored SimHash by record id, the band
 	// postings while they fit Options.BandMemory (nil when they did not at open), and a
-	// filter of the band keys with postings, which takes over when bandIdx gives up.
-	// They assume the detector is its store's only writer.
+	// filter of the band keys with postings in the store, which takes over when bandIdx
+	// gives up; it is filled only once the store gets band postings (postsBands), as
+	// filling it costs an add a few percent of its CPU. They assume the detector is its
+	// store's only writer.
 	sim      *hamming.Index
 	bandIdx  *bandTable
 	bandKeys *bandFilter
@@ -347,15 +349,14 @@ func (d *Detector) newBands() {
 	d.bandIdx = newBandTable(d.opt.BandMemory, d.bands*d.count)
 }
 
-// loadBandsFromRecords fills the band filter and a copy that keeps its postings from the
-// band keys of the stored records' signatures. When the copy cannot hold them, it writes
+// loadBandsFromRecords fills a copy that keeps its postings from the band keys of the
+// stored records' signatures. When the copy cannot hold them, it writes
 // them to the store instead (moveBands) and sets bandsStored.
 func (d *Detector) loadBandsFromRecords() error {
 	if d.bandIdx != nil {
 		d.bandIdx.keep = true
 		var keys, seqs []uint64
 		err := d.recordBands(func(seq uint64, ks []uint64) bool {
-			d.bandKeys.add(ks)
 			keys = append(keys, ks...)
 			for range ks {
 				seqs = append(seqs, seq)
@@ -417,8 +418,8 @@ func (d *Detector) recordBands(fn func(seq uint64, keys []uint64) bool) error {
 // moveChunk is how many band postings moveBands writes in one batch.
 const moveChunk = 1 << 14
 
-// moveBands writes the band postings of every stored document to the store, makes them
-// durable, then marks the store as holding them all. Writes made meanwhile must keep
+// moveBands writes the band postings of every stored document to the store, and their
+// keys to the band filter, makes them durable, then marks the store as holding them all. Writes made meanwhile must keep
 // their own band postings in the store (d.moving), as it sees the records as they were
 // when it started; it may write postings of documents removed meanwhile, which the
 // checks skip, as they find no record. It runs without d.mu.
@@ -432,6 +433,7 @@ func (d *Detector) moveBands() error {
 		for _, k := range keys {
 			b.Add(nsBand, be64(k), seq)
 		}
+		d.bandKeys.add(keys)
 		if b.Len() >= moveChunk {
 			if failed = d.st.Write(&b); failed != nil {
 				return false
@@ -923,7 +925,9 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 		d.sim.Add(r.seq, r.SimHash)
 	}
 	d.bandIdx.add(bandKeys, r.seq)
-	d.bandKeys.add(bandKeys)
+	if d.postsBands() {
+		d.bandKeys.add(bandKeys)
+	}
 	d.startMove()
 }
 
