@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -364,6 +365,34 @@ func TestHostile(t *testing.T) {
 	if code != 400 {
 		t.Errorf("bad form: %d %s", code, body)
 	}
+	// Bodies without a length (chunked: the client cannot tell a MultiReader's) are read
+	// up to MaxBody too; one shorter than its Content-Length is a bad request.
+	for _, tc := range []struct {
+		body       string
+		wantStatus int
+	}{{`{"id":"a","text":"x"}`, 200}, {`{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}`, 413}} {
+		resp, err := ts.Client().Post(ts.URL+"/v1/check", "application/json", io.MultiReader(strings.NewReader(tc.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.wantStatus {
+			t.Errorf("chunked body of %d bytes: %d, want %d", len(tc.body), resp.StatusCode, tc.wantStatus)
+		}
+	}
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"id\":\"a\"")
+	conn.(*net.TCPConn).CloseWrite()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	wantError(t, "a body shorter than its Content-Length", resp.StatusCode, b, 400, "bad_request")
 	if code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("ok", "", article)); code != 200 {
 		t.Errorf("after the hostile requests: %d %s", code, body)
 	}
