@@ -90,10 +90,11 @@
 // A Detector on a store keeps accelerators in memory, rebuilt from the postings when it
 // opens the store: a hamming.Index of the stored SimHashes (about 60 bytes a document),
 // which finds SimHash candidates without a store lookup; a copy of the band postings
-// (250-500 bytes a document at the default 25 bands) while it fits Options.BandMemory,
+// (240-570 bytes a document at the default 25 bands) while it fits Options.BandMemory,
 // which finds MinHash candidates without one; and a Bloom filter of the band keys that
-// have postings (about 30 bytes a document), which spares a unique document's band
-// lookups once the copy is dropped. The key filter (the pre-screen) spares the URL and
+// have postings in the store (about 30 bytes a document), which spares a unique
+// document's band lookups once the copy is dropped; it is filled only once the store
+// holds band postings. The key filter (the pre-screen) spares the URL and
 // exact lookups of keys it rules out.
 //
 // The band postings are 25 of an add's 31 keys, so while the copy holds them the
