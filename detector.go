@@ -350,8 +350,8 @@ func (d *Detector) newBands() {
 }
 
 // loadBandsFromRecords fills a copy that keeps its postings from the band keys of the
-// stored records' signatures. When the copy cannot hold them, it writes
-// them to the store instead (moveBands) and sets bandsStored.
+// stored records' signatures. When the copy cannot hold them, it writes them to the
+// store instead (moveBands) and sets bandsStored.
 func (d *Detector) loadBandsFromRecords() error {
 	if d.bandIdx != nil {
 		d.bandIdx.keep = true
@@ -419,10 +419,11 @@ func (d *Detector) recordBands(fn func(seq uint64, keys []uint64) bool) error {
 const moveChunk = 1 << 14
 
 // moveBands writes the band postings of every stored document to the store, and their
-// keys to the band filter, makes them durable, then marks the store as holding them all. Writes made meanwhile must keep
-// their own band postings in the store (d.moving), as it sees the records as they were
-// when it started; it may write postings of documents removed meanwhile, which the
-// checks skip, as they find no record. It runs without d.mu.
+// keys to the band filter, makes them durable, then marks the store as holding them
+// all. Writes made meanwhile must keep their own band postings in the store (d.moving),
+// as it sees the records as they were when it started; it may write postings of
+// documents removed meanwhile, which the checks skip, as they find no record. It runs
+// without d.mu.
 func (d *Detector) moveBands() error {
 	var b store.Batch
 	var failed error
