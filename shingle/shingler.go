@@ -318,8 +318,16 @@ func (s *Shingler) endDistinct() []uint64 {
 
 // flushShort emits the single shingle of a text with fewer than k units.
 func (s *Shingler) flushShort() {
-	if s.units > 0 && s.units < s.k {
-		s.emit(s.hash(s.uh[:s.units]))
+	if s.units < s.k {
+		s.emitShort(s.uh[:s.units])
+	}
+}
+
+// emitShort emits the single shingle of a text whose units, fewer than k, have the
+// hashes us; a text of k units or more, or of none, has no such shingle.
+func (s *Shingler) emitShort(us []uint64) {
+	if len(us) > 0 && len(us) < s.k {
+		s.emit(s.hash(us))
 	}
 }
 
@@ -399,9 +407,8 @@ func (s *Shingler) emitRuns(uh []uint64) int {
 // emitText emits the shingles of a whole text's unit hashes, the single shingle of a
 // text with fewer than k units included.
 func (s *Shingler) emitText(units []uint64) {
-	if s.emitRuns(units) == 0 && len(units) > 0 {
-		s.emit(s.hash(units))
-	}
+	s.emitRuns(units)
+	s.emitShort(units)
 }
 
 // unitHash is the frozen hash of one unit u of n bytes, each 8-byte group read as a
