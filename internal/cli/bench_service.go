@@ -498,5 +498,8 @@ func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
 		cpu = fmt.Sprintf("%.2f s CPU (user %.2f, sys %.2f), %.2f cores", t, r.CPUUserSeconds, r.CPUSysSeconds, t/max(r.Seconds, 1e-9))
 	}
 	fmt.Fprintf(tw, "generator\t%s; %d bodies encoded before, %d documents during the run\n", cpu, r.Prepared, r.EncodedInRun)
+	if r.EncodedInRun > 0 {
+		fmt.Fprintf(tw, "note\tthe pool ran out: the documents encoded during the run took CPU from the\n\tservice on a shared machine; --pool %d would have held them all\n", r.NextStart-r.Start)
+	}
 	return tw.Flush()
 }

@@ -225,17 +225,23 @@ func TestBenchServiceClosedLoop(t *testing.T) {
 			t.Errorf("report on stderr lacks %q:\n%s", s, stderr)
 		}
 	}
+	if strings.Contains(stderr, "pool ran out") {
+		t.Errorf("the report says the pool ran out, but it held the run:\n%s", stderr)
+	}
 
 	// Batches, checks, and documents past the pool encoded during the run.
 	f = &fakeService{}
 	addr = f.start(t)
-	res, _ = runService(t, addr, "--mode", "check", "--batch", "10", "--requests", "7", "--pool", "25")
+	res, stderr = runService(t, addr, "--mode", "check", "--batch", "10", "--requests", "7", "--pool", "25")
 	if f.counts["/v1/documents:batch"] != 7 || len(f.ids) != 69 || len(f.bad) > 0 {
 		t.Fatalf("the service saw %v, %d documents, bad %q", f.counts, len(f.ids), f.bad)
 	}
 	if res.Requests != 7 || res.Docs != 70 || res.Added != 0 || res.ItemErrors["invalid_document"] != 1 ||
 		res.Prepared != 25 || res.EncodedInRun != 45 || res.NextStart != 70 {
 		t.Errorf("report %+v", res)
+	}
+	if !strings.Contains(stderr, "the pool ran out") || !strings.Contains(stderr, "--pool 70 ") {
+		t.Errorf("the report does not say the pool ran out, and which --pool holds the run:\n%s", stderr)
 	}
 }
 
