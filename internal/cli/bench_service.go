@@ -59,6 +59,13 @@ from getrusage), as the generator shares the machine with the service. With --js
 report goes to standard error and standard output gets one JSON object. A progress bar
 shows on standard error when it is a terminal.
 
+--emit FILE writes the bodies of --requests requests (of --mode add, check or query)
+to FILE, one a line, instead of sending them, and beside it FILE.lua, a script for wrk
+(Debian's wrk) that sends each once, in order, and stops when they run out; it prints
+the wrk command. wrk's event loop in C takes about a fifth of this generator's CPU per
+request, so on a machine shared with the service a closed loop measures more of the
+service; wrk reports throughput and latency percentiles but not the verdicts.
+
 --preload N fills the service instead: N documents from --start, 500 to a batch
 request from 8 clients (--batch and --clients change that), showing the documents per
 second. When a batch fails it stops and names the --start to resume from.
@@ -92,7 +99,7 @@ const (
 // benchServiceCmd is "neardup bench service".
 type benchServiceCmd struct {
 	fs                         *flag.FlagSet // to tell flags given from defaults
-	addr, token, mode          string
+	addr, token, mode, emit    string
 	clients, size, batch, pool int
 	requests, start, preload   int
 	duration, warmup           time.Duration
@@ -119,6 +126,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.batch, "batch", 1, "send `B` documents or queries to a request when B > 1, up to 1000, to\n/v1/documents:batch or /v1/fingerprints/query:batch (default 1: one a request;\n500 with --preload)")
 	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
+	fs.StringVar(&c.emit, "emit", "", "write the bodies of --requests requests to `FILE`, one a line, and a wrk\nscript that sends them to FILE.lua, instead of sending them (default \"\": send)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 }
 
@@ -181,6 +189,20 @@ func (c *benchServiceCmd) validate(args []string) error {
 			c.clients = preloadClients
 		}
 	}
+	if c.emit != "" {
+		for _, f := range []string{"preload", "duration", "rate", "warmup", "pool", "json"} {
+			if c.given(f) {
+				return usagef("--%s is for runs that send requests; --emit only writes their bodies", f)
+			}
+		}
+		switch {
+		case c.requests < 1:
+			return usagef("--emit needs --requests N: how many request bodies to write")
+		case c.mode == "mixed":
+			return usagef("--emit writes the bodies of one kind of request: use --mode add, check or query")
+		}
+		c.warmup, c.pool = 0, c.requests*c.batch
+	}
 	ops := loadOps(c.mode)
 	switch {
 	case ops == nil:
@@ -238,6 +260,13 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := c.validate(args); err != nil {
 		return err
 	}
+	if c.emit != "" {
+		corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+		if err != nil {
+			return err
+		}
+		return c.runEmit(e, &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	target := newLoadTarget(c.addr, c.token, c.clients, e.stderr)
@@ -255,31 +284,34 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	return c.runLoad(ctx, e, target, docs)
 }
 
-// runLoad is a measuring run.
-func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
-	ops := loadOps(c.mode)
-	w := &loadWorkload{target: target, docs: docs, ops: ops, start: c.start, batch: c.batch}
-	show := isTerminal(e.stderr)
-
-	// Encode before the timed phase.
-	nDocs, nQueries := c.poolSize(ops)
+// preparePool encodes the bodies and queries of w before the timed phase, as many as
+// poolSize says, showing a progress bar.
+func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
+	nDocs, nQueries := c.poolSize(w.ops)
 	var made atomic.Int64
-	bar := newCountProgress(e.stderr, show, int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
+	bar := newCountProgress(e.stderr, isTerminal(e.stderr), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
+	defer bar.done()
 	var err error
-	w.bodies, err = prepare(nDocs, docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
-		b, text := docs.appendJSON(nil, s, c.start+k, text)
+	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+		b, text := w.docs.appendJSON(nil, s, c.start+k, text)
 		return b, text, nil
 	})
 	if err == nil && nQueries > 0 {
 		var f *neardup.Fingerprinter
 		if f, err = neardup.NewFingerprinter(neardup.Options{}); err == nil {
-			w.queries, err = prepare(nQueries, docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
-				return docs.query(s, f, c.start+k, text)
+			w.queries, err = prepare(nQueries, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+				return w.docs.query(s, f, c.start+k, text)
 			})
 		}
 	}
-	bar.done()
-	if err != nil {
+	return err
+}
+
+// runLoad is a measuring run.
+func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
+	w := &loadWorkload{target: target, docs: docs, ops: loadOps(c.mode), start: c.start, batch: c.batch}
+	show := isTerminal(e.stderr)
+	if err := c.preparePool(e, w); err != nil {
 		return err
 	}
 
@@ -310,7 +342,7 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 	firstDoc := w.docSeq.Load()
 	w.encoded.Store(0)
 	user0, sys0, cpuOK := cpuTime()
-	bar = phaseBar("measure", phase)
+	bar := phaseBar("measure", phase)
 	elapsed := w.run(ctx, clients, phase)
 	bar.done()
 	user1, sys1, _ := cpuTime()
