@@ -77,7 +77,10 @@ const (
 // range of several runs: a query takes 1.6-2.5µs (400-600k queries/s). Building from
 // empty by Add costs 0.9-1.9µs per fingerprint (0.53-1.16M/s), 0.6-1.4µs with Capacity
 // (0.74-1.6M/s); by AddBatch in batches of 4096, 0.5-1.1µs (0.9-1.9M/s), 0.17-0.43µs with
-// Capacity (2.3-6M/s); and in one batch of 10M, 0.14-0.33µs (3-7M/s).
+// Capacity (2.3-6M/s); and in one batch of 10M, 0.14-0.33µs (3-7M/s). Those figures are
+// from before the id table grew by moves (see Add), which made building by Add about a
+// third slower: at 1M (BenchmarkIndexAdd -short), 1.6-1.9µs against 1.26-1.33µs per
+// fingerprint in alternate runs.
 //
 // An Index is safe for concurrent use: one sync.RWMutex guards a single-threaded core;
 // Query, AppendQuery, Fingerprint, Len, MemoryUsage and WriteTo take the read lock and run
@@ -120,10 +123,13 @@ func NewIndex(opt IndexOptions) (*Index, error) {
 // Add indexes fp under id, replacing the fingerprint id had. It costs an id-table probe
 // and a bucket append per table; now and then it also lays out a segment of 64 buckets
 // anew, grows the id table, or (when Len passes 16 times the bucket count, up to the
-// width of the table prefixes) rebuilds every table with twice the buckets, all amortized
-// to a constant per Add, and mostly avoided up to IndexOptions.Capacity. To add many
-// fingerprints, AddBatch is several times faster. Add panics when the index already holds
-// 2^32-1 fingerprints.
+// width of the table prefixes: 524,288 fingerprints for the default design) rebuilds
+// every table with twice the buckets, all amortized to a constant per Add, and mostly
+// avoided up to IndexOptions.Capacity. An id table of 65,536 entries or more grows
+// without a pause: each Add moves the entries of the next 8 slots to the larger table,
+// where rebuilding it at once held the lock for 60-90 ms at 1-2M fingerprints and
+// proportionally longer beyond. To add many fingerprints, AddBatch is several times
+// faster. Add panics when the index already holds 2^32-1 fingerprints.
 func (x *Index) Add(id, fp uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -239,17 +245,17 @@ type core struct {
 	bbits, maxBits uint
 	slots                   // the fingerprint and id of every slot
 	free           []uint32 // free slots, reused last in first out
-	// idTab maps ids to slots: open addressing with linear probing, at most 3/4 full,
-	// deletion by backward shift (no tombstones). An id's home position is
-	// mix.Splitmix64(id)>>idShift. An entry holds slot+1 in its low idSlotBits bits (0 is empty) and,
-	// above them, the same bits of uint32(mix.Splitmix64(id)) as a tag: a probe loads the id of an
-	// entry (a cache miss) only when the tag matches. idSlotBits grows with the slots, so
-	// the tags shrink from 16 bits to 8 at 10M slots and vanish at 2^31.
-	idTab      []uint32
-	idShift    uint
-	idSlotBits uint
-	n          int
-	touch      uint32 // a sum of words loaded ahead of use, stored so the loads stay
+	// ids maps ids to slots (see idTable). While it grows past idMoveMin entries, the
+	// entries not yet moved wait in old, the table before: each add moves those of the
+	// next idMoveSlots slots, so that no add rebuilds the whole table, a stall of tens to
+	// hundreds of milliseconds at millions of ids. Each live id is in ids or, when its
+	// slot is moved or above, in old; the entries of old for slots below moved are stale
+	// (moved, or removed since) and never read.
+	ids   idTable
+	old   *idTable // nil when no growth is under way
+	moved uint32   // the first slot whose id may be in old
+	n     int
+	touch uint32 // a sum of words loaded ahead of use, stored so the loads stay
 }
 
 // slotChunkBits sets the slot chunk size: 4096 slots, 32 KiB per array.
@@ -589,26 +595,54 @@ func checkIndexDesign(blocks, k int) error {
 	return nil
 }
 
-// slotMask returns the mask of the slot bits of an id table entry.
-func (c *core) slotMask() uint32 { return uint32(uint64(1)<<c.idSlotBits - 1) }
-
-// slotOf returns the slot of a non-empty id table entry.
-func (c *core) slotOf(e uint32) uint32 { return e&c.slotMask() - 1 }
-
-// idEntry returns the id table entry of id in slot.
-func (c *core) idEntry(id uint64, slot uint32) uint32 {
-	return uint32(mix.Splitmix64(id))&^c.slotMask() | (slot + 1)
+// idTable maps ids to slots: open addressing with linear probing, at most 3/4 full,
+// deletion by backward shift (no tombstones). An id's home position is
+// mix.Splitmix64(id)>>shift. An entry holds slot+1 in its low slotBits bits (0 is empty)
+// and, above them, the same bits of uint32(mix.Splitmix64(id)) as a tag: a probe loads
+// the id of an entry (a cache miss) only when the tag matches. slotBits grows with the
+// slots, so the tags shrink from 16 bits to 8 at 10M slots and vanish at 2^31.
+type idTable struct {
+	tab      []uint32
+	shift    uint
+	slotBits uint
 }
 
-// find returns id's position in the id table and its slot, or the empty position where it
-// would go.
-func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
+func newIDTable(size int, slotBits uint) idTable {
+	return idTable{tab: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size))), slotBits: slotBits}
+}
+
+// slotMask returns the mask of the slot bits of an entry.
+func (t *idTable) slotMask() uint32 { return uint32(uint64(1)<<t.slotBits - 1) }
+
+// slotOf returns the slot of a non-empty entry.
+func (t *idTable) slotOf(e uint32) uint32 { return e&t.slotMask() - 1 }
+
+// entry returns the entry of id in slot.
+func (t *idTable) entry(id uint64, slot uint32) uint32 {
+	return uint32(mix.Splitmix64(id))&^t.slotMask() | (slot + 1)
+}
+
+// homeOf returns the position where id's probe run starts.
+func (t *idTable) homeOf(id uint64) int { return int(mix.Splitmix64(id) >> (t.shift & 63)) }
+
+// Growth of the id table: tables of idMoveMin entries or more grow by moving the
+// entries of idMoveSlots slots an add. A table grows when 3/4 full, to twice the size,
+// or when the slots need another bit; the next growth is at least a quarter of the
+// entries later, and the move takes an add per idMoveSlots of them.
+const (
+	idMoveMin   = 1 << 16
+	idMoveSlots = 8
+)
+
+// findIn returns id's position in t and its slot, or the empty position where it would
+// go.
+func (c *core) findIn(t *idTable, id uint64) (pos int, slot uint32, ok bool) {
 	h := mix.Splitmix64(id)
-	mask, sm := len(c.idTab)-1, c.slotMask()
+	mask, sm := len(t.tab)-1, t.slotMask()
 	tag := uint32(h) &^ sm
-	i := int(h >> (c.idShift & 63))
+	i := int(h >> (t.shift & 63))
 	for {
-		e := c.idTab[i]
+		e := t.tab[i]
 		if e == 0 {
 			return i, 0, false
 		}
@@ -619,26 +653,93 @@ func (c *core) find(id uint64) (pos int, slot uint32, ok bool) {
 	}
 }
 
-// home returns the id table position where entry e's probe run starts.
-func (c *core) home(e uint32) int { return int(mix.Splitmix64(c.id(c.slotOf(e))) >> (c.idShift & 63)) }
+// find returns the id table that holds id, its position there and its slot; or, when
+// no table holds it, c.ids and the empty position there where it would go.
+func (c *core) find(id uint64) (t *idTable, pos int, slot uint32, ok bool) {
+	pos, slot, ok = c.findIn(&c.ids, id)
+	if ok || c.old == nil {
+		return &c.ids, pos, slot, ok
+	}
+	if opos, oslot, ok := c.findIn(c.old, id); ok && oslot >= c.moved {
+		return c.old, opos, oslot, true
+	}
+	return &c.ids, pos, 0, false
+}
+
+// home returns the function that gives the position in t where an entry's probe run
+// starts, for idtable.Delete. For a stale entry of c.old (whose slot now holds another
+// id, or none) it is wrong, which costs nothing: the backward shift moves such an entry
+// or leaves it, and either way every live entry after it stays reachable from its home.
+func (c *core) home(t *idTable) func(e uint32) int {
+	return func(e uint32) int { return t.homeOf(c.id(t.slotOf(e))) }
+}
 
 // lookup returns id's slot.
 func (c *core) lookup(id uint64) (uint32, bool) {
 	if c.n == 0 {
 		return 0, false
 	}
-	_, s, ok := c.find(id)
+	_, _, s, ok := c.find(id)
 	return s, ok
+}
+
+// growIDTable makes c.ids a table of size entries with slotBits slot bits. A table of
+// idMoveMin entries or more is moved into it over the adds that follow (moveIDs); a
+// smaller one is rebuilt at once.
+func (c *core) growIDTable(size int, slotBits uint) {
+	if len(c.ids.tab) < idMoveMin {
+		c.rebuildIDTable(size, slotBits)
+		return
+	}
+	c.finishIDMove()
+	old := c.ids
+	c.old, c.moved = &old, 0
+	c.ids = newIDTable(size, slotBits)
+}
+
+// moveIDs moves the ids of the next idMoveSlots slots from c.old to c.ids, leaving
+// their entries in c.old stale.
+func (c *core) moveIDs() {
+	if c.old == nil {
+		return
+	}
+	end := min(c.moved+idMoveSlots, uint32(c.nslots))
+	// Load the home lines first, so that the cache misses overlap.
+	var touch uint32
+	for s := c.moved; s < end; s++ {
+		id := c.id(s)
+		touch += c.old.tab[c.old.homeOf(id)] + c.ids.tab[c.ids.homeOf(id)]
+	}
+	c.touch += touch
+	for s := c.moved; s < end; s++ {
+		id := c.id(s)
+		// A free slot, or one reused since the growth began, has no entry of its own
+		// in old: the entry found, if any, is another slot's.
+		if _, slot, ok := c.findIn(c.old, id); !ok || slot != s {
+			continue
+		}
+		pos, _, _ := c.findIn(&c.ids, id)
+		c.ids.tab[pos] = c.ids.entry(id, s)
+	}
+	c.moved = end
+	if int(end) == c.nslots {
+		c.old = nil
+	}
+}
+
+// finishIDMove moves every id still in c.old.
+func (c *core) finishIDMove() {
+	for c.old != nil {
+		c.moveIDs()
+	}
 }
 
 // rebuildIDTable makes an id table of size entries (a power of two) with slotBits slot
 // bits and inserts every live id, visiting the slots in order so that their ids are read
 // sequentially.
 func (c *core) rebuildIDTable(size int, slotBits uint) {
-	c.idTab = nil // let the old table go first
-	c.idTab = make([]uint32, size)
-	c.idShift = uint(64 - bits.TrailingZeros(uint(size)))
-	c.idSlotBits = slotBits
+	c.ids, c.old = idTable{}, nil // let the old tables go first
+	c.ids = newIDTable(size, slotBits)
 	var free []uint64 // bit set of the free slots
 	if len(c.free) > 0 {
 		free = make([]uint64, (c.nslots+63)/64)
@@ -650,21 +751,21 @@ func (c *core) rebuildIDTable(size int, slotBits uint) {
 	// cache misses overlap, then insert (a random insert is otherwise a miss each).
 	const batch = 32
 	var homes [batch]int
-	mask := len(c.idTab) - 1
+	mask := len(c.ids.tab) - 1
 	for lo := uint32(0); lo < uint32(c.nslots); lo += batch {
 		hi := min(lo+batch, uint32(c.nslots))
 		var touch uint32
 		for s := lo; s < hi; s++ {
-			homes[s-lo] = int(mix.Splitmix64(c.id(s)) >> (c.idShift & 63))
-			touch += c.idTab[homes[s-lo]&mask]
+			homes[s-lo] = c.ids.homeOf(c.id(s))
+			touch += c.ids.tab[homes[s-lo]&mask]
 		}
 		for s := lo; s < hi; s++ {
 			if free != nil && free[s/64]&(1<<(s%64)) != 0 {
 				continue
 			}
 			id := c.id(s)
-			pos, _, _ := c.find(id)
-			c.idTab[pos] = c.idEntry(id, s)
+			pos, _, _ := c.findIn(&c.ids, id)
+			c.ids.tab[pos] = c.ids.entry(id, s)
 		}
 		c.touch += touch
 	}
@@ -679,7 +780,7 @@ func idSlotBits(nslots int) uint {
 // add indexes fp under id.
 func (c *core) add(id, fp uint64) {
 	if c.n > 0 {
-		if _, slot, ok := c.find(id); ok {
+		if _, _, slot, ok := c.find(id); ok {
 			old := c.fp(slot)
 			if old == fp {
 				return
@@ -698,14 +799,14 @@ func (c *core) add(id, fp uint64) {
 	} else {
 		slot = c.slots.append(id, fp)
 	}
-	if size, sb := idtable.Size(c.n+1), idSlotBits(c.nslots); size > len(c.idTab) || sb > c.idSlotBits {
-		c.n++ // the new slot is live for the rebuild
-		c.rebuildIDTable(size, sb)
-	} else {
-		pos, _, _ := c.find(id)
-		c.idTab[pos] = c.idEntry(id, slot)
-		c.n++
+	if size, sb := idtable.Size(c.n+1), idSlotBits(c.nslots); size > len(c.ids.tab) || sb > c.ids.slotBits {
+		c.growIDTable(max(size, len(c.ids.tab)), max(sb, c.ids.slotBits))
 	}
+	if _, pos, _, ok := c.find(id); !ok { // (a rebuild from the slots put it in)
+		c.ids.tab[pos] = c.ids.entry(id, slot)
+	}
+	c.n++
+	c.moveIDs()
 	c.link(slot, fp)
 	if c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		c.rebucket(c.bbits + 1)
@@ -714,29 +815,31 @@ func (c *core) add(id, fp uint64) {
 
 // addBatch indexes fps[i] under ids[i] in order; see AddBatch.
 func (c *core) addBatch(ids, fps []uint64) {
-	// Grow the id table once, for the most the batch can add.
-	if size, sb := idtable.Size(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.idTab) || sb > c.idSlotBits {
-		c.rebuildIDTable(max(size, len(c.idTab)), max(sb, c.idSlotBits))
+	// Grow the id table once, for the most the batch can add; a growth under way is
+	// finished first.
+	c.finishIDMove()
+	if size, sb := idtable.Size(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.ids.tab) || sb > c.ids.slotBits {
+		c.rebuildIDTable(max(size, len(c.ids.tab)), max(sb, c.ids.slotBits))
 	}
 	// Slots from base on are new and not yet in the tables: a later pair for the same id
 	// only overwrites the fingerprint.
 	base := uint32(c.nslots)
 	const group = 32 // ids whose id-table lines are loaded together, to overlap the misses
-	mask := len(c.idTab) - 1
+	mask := len(c.ids.tab) - 1
 	for lo := 0; lo < len(ids); lo += group {
 		hi := min(lo+group, len(ids))
 		var touch uint32
 		for _, id := range ids[lo:hi] {
-			touch += c.idTab[int(mix.Splitmix64(id)>>(c.idShift&63))&mask]
+			touch += c.ids.tab[c.ids.homeOf(id)&mask]
 		}
 		c.touch += touch
 		for i := lo; i < hi; i++ {
 			id, fp := ids[i], fps[i]
 			pos, slot, ok := 0, uint32(0), false
 			if c.n > 0 {
-				pos, slot, ok = c.find(id)
+				_, pos, slot, ok = c.find(id)
 			} else {
-				pos = int(mix.Splitmix64(id) >> (c.idShift & 63))
+				pos = c.ids.homeOf(id)
 			}
 			switch {
 			case ok && slot >= base:
@@ -748,7 +851,7 @@ func (c *core) addBatch(ids, fps []uint64) {
 					c.linkNew(base) // leave the index whole for the caller who recovers
 				}
 				slot = c.slots.append(id, fp)
-				c.idTab[pos] = c.idEntry(id, slot)
+				c.ids.tab[pos] = c.ids.entry(id, slot)
 				c.n++
 			}
 		}
@@ -858,12 +961,12 @@ func (c *core) remove(id uint64) bool {
 	if c.n == 0 {
 		return false
 	}
-	pos, slot, ok := c.find(id)
+	t, pos, slot, ok := c.find(id)
 	if !ok {
 		return false
 	}
 	c.unlink(slot, c.fp(slot))
-	idtable.Delete(c.idTab, pos, c.home)
+	idtable.Delete(t.tab, pos, c.home(t))
 	c.set(slot, 0, 0)
 	c.free = append(c.free, slot)
 	c.n--
@@ -1191,7 +1294,10 @@ func compareMatches(a, b Match) int {
 func (c *core) memoryUsage() int64 {
 	const header = int64(unsafe.Sizeof([]uint64(nil)))
 	n := int64(unsafe.Sizeof(*c)) + c.slots.bytes()
-	n += int64(cap(c.free)+cap(c.idTab)) * 4
+	n += int64(cap(c.free)+cap(c.ids.tab)) * 4
+	if c.old != nil {
+		n += int64(cap(c.old.tab)) * 4
+	}
 	for i := range c.tabs {
 		t := &c.tabs[i]
 		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.meta))*int64(unsafe.Sizeof(bucketMeta{}))

@@ -140,21 +140,33 @@ func checkInvariants(t *testing.T, x *Index) {
 	}
 	live := make([]bool, c.nslots)
 	n := 0
-	for pos, e := range c.idTab {
-		if e == 0 {
-			continue
+	tables := []*idTable{&c.ids}
+	if c.old != nil { // a growth under way
+		tables = append(tables, c.old)
+		if int(c.moved) >= c.nslots {
+			t.Fatalf("the id table's growth has moved all %d slots but keeps the old table", c.nslots)
 		}
-		n++
-		slot := c.slotOf(e)
-		if e != c.idEntry(c.id(slot), slot) {
-			t.Fatalf("id table entry %#x at %d is not the entry %#x of slot %d", e, pos, c.idEntry(c.id(slot), slot), slot)
-		}
-		if live[slot] {
-			t.Fatalf("slot %d appears twice in the id table", slot)
-		}
-		live[slot] = true
-		if p, got, ok := c.find(c.id(slot)); !ok || got != slot || p != pos {
-			t.Fatalf("find(%d) = %d, %d, %v; want %d, %d, true", c.id(slot), p, got, ok, pos, slot)
+	}
+	for ti, tab := range tables {
+		for pos, e := range tab.tab {
+			if e == 0 {
+				continue
+			}
+			slot := tab.slotOf(e)
+			if ti == 1 && slot < c.moved {
+				continue // stale: moved, or removed since
+			}
+			n++
+			if e != tab.entry(c.id(slot), slot) {
+				t.Fatalf("id table %d entry %#x at %d is not the entry %#x of slot %d", ti, e, pos, tab.entry(c.id(slot), slot), slot)
+			}
+			if live[slot] {
+				t.Fatalf("slot %d appears twice in the id tables", slot)
+			}
+			live[slot] = true
+			if ft, p, got, ok := c.find(c.id(slot)); !ok || got != slot || p != pos || ft != tab {
+				t.Fatalf("find(%d) = %p, %d, %d, %v; want table %d, %d, %d, true", c.id(slot), ft, p, got, ok, ti, pos, slot)
+			}
 		}
 	}
 	if n != c.n {
@@ -309,6 +321,93 @@ func TestIndexAddRemoveReAdd(t *testing.T) {
 			checkIndex(t, r, x, m, 100)
 		})
 	}
+}
+
+// TestIndexIDTableGrowth: past idMoveMin entries the id table grows by moving its
+// entries over the adds that follow; adds, removals, replacements, re-adds and a batch
+// that come meanwhile find every id in one of the two tables.
+func TestIndexIDTableGrowth(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	x := mustIndex(t, IndexOptions{})
+	m := indexModel{}
+	var removed []uint64
+	next := uint64(0)
+	growths, checks := 0, 0
+	check := func() {
+		checkInvariants(t, x)
+		for id, fp := range m {
+			if got, ok := x.Fingerprint(id); !ok || got != fp {
+				t.Fatalf("Fingerprint(%d) = %#x, %v; want %#x", id, got, ok, fp)
+			}
+		}
+		for _, id := range removed[max(0, len(removed)-100):] {
+			if _, ok := m[id]; !ok {
+				if _, ok := x.Fingerprint(id); ok {
+					t.Fatalf("Fingerprint(%d) found a removed id", id)
+				}
+			}
+		}
+		checks++
+	}
+	for op := 0; x.Len() < 140_000; op++ {
+		moving := x.c.old != nil
+		switch k := r.IntN(10); {
+		case k < 6: // a new id
+			fp := r.Uint64()
+			x.Add(next, fp)
+			m[next] = fp
+			next++
+		case k < 7 && len(removed) > 0: // a removed id again
+			i := r.IntN(len(removed))
+			id := removed[i]
+			removed[i] = removed[len(removed)-1]
+			removed = removed[:len(removed)-1]
+			fp := r.Uint64()
+			x.Add(id, fp)
+			m[id] = fp
+		case k < 9 && next > 0: // remove an id, moved or not
+			id := r.Uint64N(next)
+			_, present := m[id]
+			if x.Remove(id) != present {
+				t.Fatalf("Remove(%d) = %v, want %v", id, !present, present)
+			}
+			if present {
+				delete(m, id)
+				removed = append(removed, id)
+			}
+		case next > 0: // a new fingerprint for a present or absent id
+			id := r.Uint64N(next)
+			fp := r.Uint64()
+			x.Add(id, fp)
+			m[id] = fp
+		}
+		if !moving && x.c.old != nil {
+			growths++
+		}
+		if x.c.old != nil && op%1500 == 0 {
+			check()
+		}
+		if x.c.old != nil && growths == 2 && r.IntN(2000) == 0 {
+			// A batch finishes the move first.
+			ids, fps := []uint64{next, next + 1, 3}, []uint64{r.Uint64(), r.Uint64(), r.Uint64()}
+			x.AddBatch(ids, fps)
+			for i, id := range ids {
+				m[id] = fps[i]
+			}
+			next += 2
+			if x.c.old != nil {
+				t.Fatal("AddBatch left the id table's move under way")
+			}
+		}
+	}
+	check()
+	if growths < 3 || checks < 6 {
+		t.Fatalf("%d growths of the id table by moves, %d checks during them; want at least 3 and 6", growths, checks)
+	}
+	if len(m) != x.Len() {
+		t.Fatalf("Len = %d, want %d", x.Len(), len(m))
+	}
+	checkIndex(t, r, x, m, 20)
 }
 
 // TestIndexRebucket checks queries right before and after each doubling of the buckets.
@@ -533,7 +632,7 @@ func TestIndexCapacity(t *testing.T) {
 	if reserved > 60 {
 		t.Errorf("an empty index with Capacity %d reserves %.1f bytes per fingerprint, want <= 60", n, reserved)
 	}
-	bbits, idTab := x.c.bbits, len(x.c.idTab)
+	bbits, idTab := x.c.bbits, len(x.c.ids.tab)
 	r := rand.New(rand.NewPCG(6, 6))
 	m := indexModel{}
 	for i := range n {
@@ -541,8 +640,8 @@ func TestIndexCapacity(t *testing.T) {
 		x.Add(uint64(i), fp)
 		m[uint64(i)] = fp
 	}
-	if x.c.bbits != bbits || len(x.c.idTab) != idTab {
-		t.Fatalf("filling to Capacity changed bucket bits %d -> %d, id table %d -> %d", bbits, x.c.bbits, idTab, len(x.c.idTab))
+	if x.c.bbits != bbits || len(x.c.ids.tab) != idTab || x.c.old != nil {
+		t.Fatalf("filling to Capacity changed bucket bits %d -> %d, id table %d -> %d", bbits, x.c.bbits, idTab, len(x.c.ids.tab))
 	}
 	// The slots take 16 bytes per fingerprint; segments that overflowed take a little.
 	if per := float64(x.MemoryUsage()) / n; per > reserved+17 {
