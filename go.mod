@@ -42,6 +42,9 @@ require (
 	// MB/s for encoding/json (map of RawMessage, or a struct), 360 for buger/jsonparser
 	// (which does not validate) and 150 for gjson with validation; encoding/json/v2 needs
 	// GOEXPERIMENT=jsonv2 in Go 1.26. Maintained (v1.6.10, 2026), no dependencies.
+	// The service decodes document bodies with it too (6 µs against encoding/json's
+	// 21 µs for 2 KB), falling back to encoding/json for every body it cannot take as
+	// encoding/json would; bench service reads verdicts with it.
 	github.com/valyala/fastjson v1.6.10
 )
 

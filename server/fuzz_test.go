@@ -45,6 +45,34 @@ func FuzzDecodeDocument(f *testing.F) {
 	})
 }
 
+// documentJSONSeeds are document bodies for the two document decoders' differences:
+// names in other cases, repeated and null fields, numbers at and past float64's range,
+// escapes (surrogates among them), names that fold to a field's outside ASCII.
+var documentJSONSeeds = []string{
+	`{"ID":"a","Text":"x","PRIORITY":2,"Content_Type":"t"}`, `{"id":"a","id":"b","text":"x","text":null}`,
+	`{"id":"a","priority":1e400}`, `{"id":"a","priority":-0,"url":null}`, `{"id":"a","priority":"1"}`,
+	`{"id":"a","priority":4.9e-324}`, `{"id":"a","priority":1.7976931348623157e308}`,
+	`{"id":"\u00e9\n\t\"\\\/\b\f\r","text":"\ud83d\ude00 \ud83d x \\ud800"}`,
+	"{\"\u212a\":1,\"id\":\"a\"}", `{"\u0069d":"a"}`, "{\"\u0131d\":\"a\"}", `{"id":"a","text":"x\u0000y"}`,
+	`{"id":"a","html":{"x":1}}`, `{"id":"a"} `, ` {"id":"a"}x`, "{\"id\":\"a\tb\"}", `{"id":"a","text":"` + "\x01" + `"}`,
+	`{"id":"a","bogus":null}`, `[{"id":"a"}]`, `"id"`, `{"id":"a",}`, `{"id":"a","priority":01}`,
+}
+
+// FuzzDecodeDocumentJSON holds decodeDocumentJSON, the fast path, to decodeStrict's
+// results: the same error or none, and the same fields.
+func FuzzDecodeDocumentJSON(f *testing.F) {
+	for _, s := range append(fuzzSeeds, documentJSONSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var fast, strict documentJSON
+		ferr, serr := decodeDocumentJSON(body, &fast), decodeStrict(body, &strict)
+		if fmt.Sprint(ferr) != fmt.Sprint(serr) || (serr == nil && fast != strict) {
+			t.Fatalf("%q: fast path %+v, %v; encoding/json %+v, %v", body, fast, ferr, strict, serr)
+		}
+	})
+}
+
 func FuzzDecodeBatch(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
