@@ -106,6 +106,7 @@ type Detector struct {
 	sim      *hamming.Index
 	bandIdx  *bandTable
 	bandKeys *bandFilter
+	recs     *recordCache // the records near-duplicate candidates read most
 	// bandsStored reports that the store holds every band posting (its nsState marker
 	// says so) and that writes keep them there. Until then bandIdx is their only copy,
 	// rebuilt from the records at open, and writes leave them out of the store: most of
@@ -190,7 +191,7 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
-	d := &Detector{opt: o, fpr: fpr, st: s, bands: bands, rows: rows, sim: sim}
+	d := &Detector{opt: o, fpr: fpr, st: s, bands: bands, rows: rows, sim: sim, recs: newRecordCache()}
 	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}
@@ -621,7 +622,9 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 			seen.LastSeen = t
 			b.Add(nsSeen, seenKey(t), seen.seq)
 			b.PutRecord(seen.seq, seen.appendRecord(nil))
-			if err := d.st.Write(&b); err != nil {
+			err := d.st.Write(&b)
+			d.recs.drop(seen.seq)
+			if err != nil {
 				return v, false, storeErr(err)
 			}
 		}
@@ -935,6 +938,7 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 // unindex removes a stored document from the accelerators once the batch removing it is
 // written (the band filter cannot forget).
 func (d *Detector) unindex(r *Stored) {
+	d.recs.drop(r.seq)
 	d.sim.Remove(r.seq)
 	d.bandIdx.remove(d.bandKeysOf(&r.Entry), r.seq)
 }
@@ -1011,10 +1015,16 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 			return true
 		}
 		seen[seq] = true
-		r, err := d.load(seq)
-		if err != nil {
-			failed = err
-			return false
+		r, epoch := d.recs.get(seq)
+		if r == nil {
+			var err error
+			if r, err = d.load(seq); err != nil {
+				failed = err
+				return false
+			}
+			if r != nil {
+				d.recs.put(seq, r, epoch)
+			}
 		}
 		if r != nil && d.near(d.compare(e, r), near) {
 			out = append(out, r)

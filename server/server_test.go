@@ -691,12 +691,15 @@ func TestQueryBatchStoreFailure(t *testing.T) {
 	if code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("p1", "", article)); code != 200 {
 		t.Fatalf("add: %d %s", code, body)
 	}
-	var p1 storedJSON
-	if code, body, _ := call(t, ts, "GET", "/v1/documents/p1", "", ""); code != 200 || json.Unmarshal(body, &p1) != nil {
-		t.Fatalf("get p1: %d %s", code, body)
+	// The query's match must be read from the store, so it is fingerprinted here: GET
+	// /v1/documents/p1 would look up its near-duplicates, and the detector would keep
+	// its record in its cache of near-duplicate candidates.
+	fp, err := d.Fingerprinter().Fingerprint(neardup.Document{ID: "p1", Text: article})
+	if err != nil {
+		t.Fatal(err)
 	}
 	st.fail.Store(true)
-	q := fmt.Sprintf(`{"simhash":%q}`, p1.SimHash)
+	q := fmt.Sprintf(`{"simhash":"%016x"}`, fp.SimHash)
 	code, body, _ := call(t, ts, "POST", "/v1/fingerprints/query", "", q)
 	wantError(t, "query", code, body, 500, "internal")
 	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query:batch", "", `{"queries":[{},`+q+`]}`)

@@ -1,0 +1,80 @@
+package neardup
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestRecordCache: the cache holds at most recordCacheSize records, keeps those read
+// recently, forgets a dropped one, and does not take a record read before a drop.
+func TestRecordCache(t *testing.T) {
+	c := newRecordCache()
+	rec := func(seq uint64) *Stored { return &Stored{Entry: Entry{ID: "d"}, seq: seq} }
+	for seq := uint64(1); seq <= 3*recordCacheSize; seq++ {
+		r, epoch := c.get(seq)
+		if r != nil {
+			t.Fatalf("get(%d) found a record never put", seq)
+		}
+		c.put(seq, rec(seq), epoch)
+		if seq%100 == 0 { // read one early record again and again: it stays
+			if r, _ := c.get(1); seq > 1 && r == nil || r != nil && r.seq != 1 {
+				t.Fatalf("after %d puts, record 1 (read every 100) is %v", seq, r)
+			}
+		}
+		if n := len(c.cur) + len(c.prev); n > recordCacheSize {
+			t.Fatalf("%d records cached, more than %d", n, recordCacheSize)
+		}
+	}
+	last := uint64(3 * recordCacheSize)
+	if r, _ := c.get(last); r == nil || r.seq != last {
+		t.Fatalf("the last record put is not cached: %v", r)
+	}
+	if r, _ := c.get(2); r != nil {
+		t.Fatal("record 2, read once long ago, is still cached")
+	}
+	c.drop(last)
+	if r, _ := c.get(last); r != nil {
+		t.Fatal("a dropped record is still cached")
+	}
+
+	// A record read from the store before a drop (of any record) is not put after it:
+	// it may be older than the write that dropped it.
+	r, epoch := c.get(7)
+	if r != nil {
+		t.Fatal("record 7 was cached")
+	}
+	c.drop(7)
+	c.put(7, rec(7), epoch)
+	if r, _ := c.get(7); r != nil {
+		t.Fatal("a record read before a drop was cached after it")
+	}
+	_, epoch = c.get(7)
+	c.put(7, rec(7), epoch)
+	if r, _ := c.get(7); r == nil {
+		t.Fatal("a record read after the last drop was not cached")
+	}
+}
+
+// TestRecordCacheConcurrent runs gets, puts and drops from several goroutines (for the
+// race detector) and checks that every record found is the one put for its seq.
+func TestRecordCacheConcurrent(t *testing.T) {
+	c := newRecordCache()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 20000 {
+				seq := uint64((i*7 + g) % 3000)
+				if r, epoch := c.get(seq); r == nil {
+					c.put(seq, &Stored{seq: seq}, epoch)
+				} else if r.seq != seq {
+					t.Errorf("get(%d) returned record %d", seq, r.seq)
+					return
+				}
+				if i%97 == 0 {
+					c.drop(seq)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
