@@ -95,7 +95,9 @@
 // have postings in the store (about 30 bytes a document), which spares a unique
 // document's band lookups once the copy is dropped; it is filled only once the store
 // holds band postings. The key filter (the pre-screen) spares the URL and
-// exact lookups of keys it rules out.
+// exact lookups of keys it rules out. A cache of the 16,384 records that near-duplicate
+// checks read most (about 13 MB) spares most reads of candidates: text with common
+// phrases makes a few thousand documents the band candidates of many checks.
 //
 // The band postings are 25 of an add's 31 keys, so while the copy holds them the
 // detector writes them nowhere else: it rebuilds the copy from the records' signatures
