@@ -815,11 +815,12 @@ func (c *core) add(id, fp uint64) {
 
 // addBatch indexes fps[i] under ids[i] in order; see AddBatch.
 func (c *core) addBatch(ids, fps []uint64) {
-	// Grow the id table once, for the most the batch can add; a growth under way is
-	// finished first.
-	c.finishIDMove()
+	// Grow the id table once, for the most the batch can add (a rebuild from the slots,
+	// which ends a growth under way); else finish that growth's moves.
 	if size, sb := idtable.Size(c.n+len(ids)), idSlotBits(c.nslots+len(ids)); size > len(c.ids.tab) || sb > c.ids.slotBits {
 		c.rebuildIDTable(max(size, len(c.ids.tab)), max(sb, c.ids.slotBits))
+	} else {
+		c.finishIDMove()
 	}
 	// Slots from base on are new and not yet in the tables: a later pair for the same id
 	// only overwrites the fingerprint.
