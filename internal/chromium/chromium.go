@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/neardup/neardup/internal/testtool"
 )
 
 // Timeout bounds each run of the browser; past it its whole process group is killed.
@@ -27,15 +29,7 @@ const Timeout = 60 * time.Second
 // fails the test.
 func Path(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium is not installed (%v); CI must install the Debian package chromium", err)
-	}
-	t.Skipf("chromium is not installed (%v); apt-get install chromium to run this test", err)
-	return ""
+	return testtool.Path(t, "chromium")
 }
 
 // Run runs headless Chromium (browser, from Path) on the URL with the extra arguments

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/internal/testtool"
 )
 
 // TestBenchServiceEmit: --emit writes one body a line, the documents or queries a run
@@ -64,7 +66,7 @@ func TestBenchServiceEmit(t *testing.T) {
 	}
 
 	// The script, run by wrk against a service that records what it gets.
-	wrk := wrkPath(t)
+	wrk := testtool.Path(t, "wrk")
 	f := &fakeService{token: "s3cret"}
 	addr := f.start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -86,19 +88,4 @@ func TestBenchServiceEmit(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !bytes.Contains(out, []byte("one wrk thread")) {
 		t.Errorf("wrk -t2: %v, want exit status 2:\n%s", err, out)
 	}
-}
-
-// wrkPath returns the path of wrk. It skips the test if there is none, unless CI is
-// "true": CI installs it (.ci/run), so there a missing wrk fails the test.
-func wrkPath(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("wrk")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("wrk is not installed (%v); CI must install the Debian package wrk", err)
-	}
-	t.Skipf("wrk is not installed (%v); apt-get install wrk to run this test", err)
-	return ""
 }
