@@ -137,18 +137,37 @@ var parsers fastjson.ParserPool
 // which then decodes it or says what is wrong. FuzzDecodeDocumentJSON holds the two
 // to the same results.
 func decodeDocumentJSON(body []byte, dj *documentJSON) error {
-	if !utf8.Valid(body) || hasSurrogateEscape(body) || fastjson.ValidateBytes(body) != nil {
+	ok := withObject(body, func(o *fastjson.Object) bool { return dj.setFast(o) })
+	if !ok {
+		*dj = documentJSON{}
 		return decodeStrict(body, dj)
+	}
+	return nil
+}
+
+// withObject parses body with fastjson and calls fn with its object, when the body is
+// valid UTF-8 and JSON, an object, and holds no escaped UTF-16 surrogate: what
+// decodeStrict would read as fastjson does. It returns fn's result, or false without
+// calling fn. The object is the parser's: fn must copy what it keeps.
+func withObject(body []byte, fn func(o *fastjson.Object) bool) bool {
+	if !utf8.Valid(body) || hasSurrogateEscape(body) || fastjson.ValidateBytes(body) != nil {
+		return false
 	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	v, err := p.ParseBytes(body)
 	if err != nil || v.Type() != fastjson.TypeObject {
-		return decodeStrict(body, dj)
+		return false
 	}
+	return fn(v.GetObject())
+}
+
+// setFast sets dj's fields from o as decodeStrict would, or reports false (leaving dj
+// partly set) when a field is one it leaves to decodeStrict.
+func (dj *documentJSON) setFast(o *fastjson.Object) bool {
 	ok := true
 	var num []byte
-	v.GetObject().Visit(func(key []byte, v *fastjson.Value) {
+	o.Visit(func(key []byte, v *fastjson.Value) {
 		f := dj.field(key)
 		priority := f == nil && asciiEqualFold(key, "priority")
 		switch {
@@ -171,11 +190,7 @@ func decodeDocumentJSON(body []byte, dj *documentJSON) error {
 			*f = string(v.GetStringBytes())
 		}
 	})
-	if !ok {
-		*dj = documentJSON{}
-		return decodeStrict(body, dj)
-	}
-	return nil
+	return ok
 }
 
 // field returns the string field of dj whose JSON name is key, matched as encoding/json
@@ -278,10 +293,71 @@ func decodeBatch(body []byte, max int) (docs []neardup.Document, errs []error, a
 // decodeQuery decodes the body of POST /v1/fingerprints/query.
 func decodeQuery(body []byte) (neardup.Query, error) {
 	var qj queryJSON
-	if err := decodeStrict(body, &qj); err != nil {
-		return neardup.Query{}, err
+	if !withObject(body, qj.setFast) {
+		qj = queryJSON{}
+		if err := decodeStrict(body, &qj); err != nil {
+			return neardup.Query{}, err
+		}
 	}
 	return qj.query()
+}
+
+// setFast sets qj's fields from o as decodeStrict would, or reports false (leaving qj
+// partly set) when a field is one it leaves to decodeStrict: another name, a name
+// outside ASCII, a value not a string or null.
+func (qj *queryJSON) setFast(o *fastjson.Object) bool {
+	ok := true
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		var f *string
+		switch {
+		case asciiEqualFold(key, "simhash"):
+			f = &qj.SimHash
+		case asciiEqualFold(key, "minhash"):
+			f = &qj.MinHash
+		}
+		switch {
+		case !ok:
+		case f == nil:
+			ok = false
+		case v.Type() == fastjson.TypeNull: // null leaves a field as it is
+		case v.Type() != fastjson.TypeString:
+			ok = false
+		default:
+			*f = string(v.GetStringBytes())
+		}
+	})
+	return ok
+}
+
+// setQueriesFast sets *qs from o, a query batch, as decodeStrict would, or reports false
+// (leaving *qs partly set) when the batch holds anything it leaves to decodeStrict: a
+// name other than "queries" or repeated (encoding/json would decode the second array
+// into the first one's elements), an item not an object, a query setFast refuses. A
+// null "queries" leaves *qs nil, as encoding/json does.
+func setQueriesFast(o *fastjson.Object, qs *[]queryJSON) bool {
+	ok, seen := true, false
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		switch {
+		case !ok:
+		case !asciiEqualFold(key, "queries") || seen:
+			ok = false
+		case v.Type() == fastjson.TypeNull:
+			seen = true
+		case v.Type() != fastjson.TypeArray:
+			ok = false
+		default:
+			seen = true
+			items := v.GetArray()
+			*qs = make([]queryJSON, len(items))
+			for i, item := range items {
+				if item.Type() != fastjson.TypeObject || !(*qs)[i].setFast(item.GetObject()) {
+					ok = false
+					return
+				}
+			}
+		}
+	})
+	return ok
 }
 
 // query checks and parses a decoded query.
@@ -314,12 +390,17 @@ func decodeQueryBatch(body []byte, max int) (qs []neardup.Query, errs []error, e
 	// Most batches are well formed: one strict decode of the whole body into queries
 	// then does. Otherwise the body is decoded as raw queries, each decoded alone, so
 	// that a bad one gets its own error.
+	// The fast path (withObject) takes the well-formed batches encoding/json would take
+	// alike, in a fraction of its time: decoding was a fifth of the server's CPU under
+	// batched queries, and over half of what it allocated.
 	var typed struct {
 		Queries []queryJSON `json:"queries"`
 	}
 	var raw queryBatchJSON
 	n := 0
-	if decodeStrict(body, &typed) == nil {
+	if withObject(body, func(o *fastjson.Object) bool { return setQueriesFast(o, &typed.Queries) }) {
+		n = len(typed.Queries)
+	} else if typed.Queries = nil; decodeStrict(body, &typed) == nil {
 		n = len(typed.Queries)
 	} else if err := decodeStrict(body, &raw); err != nil {
 		return nil, nil, err
@@ -364,15 +445,23 @@ func formatSimHash(v uint64) string { return fmt.Sprintf("%016x", v) }
 
 // parseMinHash reads a signature: the hex of its uint32 values, each little-endian.
 func parseMinHash(s string) (minhash.Signature, error) {
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b)%4 != 0 || len(b)/4 > minhash.MaxK {
-		return nil, errorf(http.StatusBadRequest, "invalid_document", "minhash: want the hex of 1 to %d little-endian uint32 values (8 hex digits each)", minhash.MaxK)
+	if len(s)%8 != 0 || len(s)/8 > minhash.MaxK {
+		return nil, errMinHash()
 	}
-	sig := make(minhash.Signature, len(b)/4)
+	sig := make(minhash.Signature, len(s)/8)
+	var b [4]byte
 	for i := range sig {
-		sig[i] = binary.LittleEndian.Uint32(b[4*i:])
+		if _, err := hex.Decode(b[:], []byte(s[8*i:8*i+8])); err != nil {
+			return nil, errMinHash()
+		}
+		sig[i] = binary.LittleEndian.Uint32(b[:])
 	}
 	return sig, nil
+}
+
+// errMinHash is parseMinHash's error.
+func errMinHash() error {
+	return errorf(http.StatusBadRequest, "invalid_document", "minhash: want the hex of 1 to %d little-endian uint32 values (8 hex digits each)", minhash.MaxK)
 }
 
 // formatMinHash is parseMinHash's inverse.

@@ -2,8 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
 )
 
 // BenchmarkDecodeDocument decodes a check-and-add body of 2 KB of text, as bench
@@ -25,6 +29,58 @@ func BenchmarkDecodeDocument(b *testing.B) {
 			for b.Loop() {
 				var dj documentJSON
 				if err := bc.decode(body, &dj); err != nil || dj.Text != text {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeQueryBatch decodes a batch of 16 raw queries, each a SimHash and a
+// signature of 128 values, as bench service --mode query --batch 16 sends them, by the
+// fast path and by encoding/json (decodeStrict).
+func BenchmarkDecodeQueryBatch(b *testing.B) {
+	sig := make(minhash.Signature, 128)
+	for i := range sig {
+		sig[i] = uint32(i) * 0x9e3779b9
+	}
+	var items []string
+	for i := range 16 {
+		items = append(items, fmt.Sprintf(`{"simhash":"%016x","minhash":"%s"}`, uint64(i)*0x9e3779b97f4a7c15, formatMinHash(sig)))
+	}
+	body := []byte(`{"queries":[` + strings.Join(items, ",") + `]}`)
+	strict := func(body []byte) ([]neardup.Query, error) {
+		var typed struct {
+			Queries []queryJSON `json:"queries"`
+		}
+		if err := decodeStrict(body, &typed); err != nil {
+			return nil, err
+		}
+		qs := make([]neardup.Query, len(typed.Queries))
+		for i := range qs {
+			var err error
+			if qs[i], err = typed.Queries[i].query(); err != nil {
+				return nil, err
+			}
+		}
+		return qs, nil
+	}
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte) ([]neardup.Query, error)
+	}{
+		{"fastjson", func(body []byte) ([]neardup.Query, error) {
+			qs, _, err := decodeQueryBatch(body, 16)
+			return qs, err
+		}},
+		{"encoding-json", strict},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				qs, err := bc.decode(body)
+				if err != nil || len(qs) != 16 || len(qs[15].MinHash) != 128 {
 					b.Fatal(err)
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/valyala/fastjson"
 )
 
 // fuzzSeeds are request bodies, good and bad, for every decoder.
@@ -69,6 +71,43 @@ func FuzzDecodeDocumentJSON(f *testing.F) {
 		ferr, serr := decodeDocumentJSON(body, &fast), decodeStrict(body, &strict)
 		if fmt.Sprint(ferr) != fmt.Sprint(serr) || (serr == nil && fast != strict) {
 			t.Fatalf("%q: fast path %+v, %v; encoding/json %+v, %v", body, fast, ferr, strict, serr)
+		}
+	})
+}
+
+// queryJSONSeeds are query bodies for the fast path's differences from encoding/json:
+// names in other cases, repeated, null or folding to a field's outside ASCII, values of
+// other types, a repeated or null "queries", items not objects, escapes.
+var queryJSONSeeds = []string{
+	`{"SimHash":"0123456789abcdef","MINHASH":"01000000"}`, `{"simhash":"a","simhash":null,"minhash":"b","minhash":"c"}`,
+	`{"simhash":1}`, "{\"\u017fimhash\":\"0123456789abcdef\"}", `{"\u0073imhash":"0123456789abcdef"}`,
+	`{"simhash":"\u0030123456789abcdef"}`, `{"minhash":"\ud800"}`, `{"simhash":"0123456789abcdef"} x`,
+	`{"queries":null}`, `{"Queries":[{"simhash":"0123456789abcdef"}]}`, `{"queries":[{"simhash":"a"}],"queries":[{"minhash":"b"}]}`,
+	`{"queries":[null]}`, `{"queries":[[]]}`, `{"queries":{}}`, `{"queries":[{"simhash":null}]}`, `{"queries":[{}],"x":1}`,
+}
+
+// FuzzDecodeQueryJSON holds the query decoders' fast paths to decodeStrict's results: a
+// body a fast path takes is one encoding/json decodes alike.
+func FuzzDecodeQueryJSON(f *testing.F) {
+	for _, s := range append(fuzzSeeds, queryJSONSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var fast queryJSON
+		if withObject(body, fast.setFast) {
+			var strict queryJSON
+			if err := decodeStrict(body, &strict); err != nil || strict != fast {
+				t.Fatalf("%q: fast path %+v; encoding/json %+v, %v", body, fast, strict, err)
+			}
+		}
+		var qs []queryJSON
+		if withObject(body, func(o *fastjson.Object) bool { return setQueriesFast(o, &qs) }) {
+			var typed struct {
+				Queries []queryJSON `json:"queries"`
+			}
+			if err := decodeStrict(body, &typed); err != nil || !reflect.DeepEqual(typed.Queries, qs) {
+				t.Fatalf("%q: fast path %+v; encoding/json %+v, %v", body, qs, typed.Queries, err)
+			}
 		}
 	})
 }
