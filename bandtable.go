@@ -11,16 +11,16 @@ import (
 // asking the store (25 lookups at the defaults, each microseconds in an LSM tree), which
 // is most of the cost of a raw query and of checking a near copy.
 //
-// It holds 8 bytes a posting in open-addressing tables (linear probing), sharded by the
-// band key so that a table grows one shard at a time under the shard's own lock: a
-// lookup or an add waits only for a resize of a shard it touches, one of 1,024. A shard
-// grows when it is 70% to 85% full, its fill staggered across the shards: shards fill
-// at the same pace, and with one fill they would all double within the same few
-// thousand adds. So a posting takes 9.4 to 23 bytes. A slot keeps a 32-bit tag of the
-// band key and a 32-bit record id; two band keys with the same shard and tag share
-// postings, so a lookup may return a few ids posted under another key (about one lookup
-// in ten thousand at a million documents), which costs nothing but their check: every
-// candidate is compared before it is reported. No id is ever missed.
+// It holds 8 bytes a posting in open-addressing tables (Robin Hood linear probing),
+// sharded by the band key so that a table grows one shard at a time under the shard's
+// own lock: a lookup or an add waits only for a resize of a shard it touches, one of
+// 1,024. A shard grows when it is 70% to 85% full, its fill staggered across the
+// shards: shards fill at the same pace, and with one fill they would all double within
+// the same few thousand adds. So a posting takes 9.4 to 23 bytes. A slot keeps a 32-bit
+// tag of the band key and a 32-bit record id; two band keys with the same shard and tag
+// share postings, so a lookup may return a few ids posted under another key (about one
+// lookup in ten thousand at a million documents), which costs nothing but their check:
+// every candidate is compared before it is reported. No id is ever missed.
 //
 // An add's postings become visible to lookups shard by shard; the detector serializes
 // its writes and merges those made during a check's reads, so no check depends on
@@ -46,9 +46,9 @@ type bandTable struct {
 const bandShards = 1024
 
 // bandShard is one open-addressing table: a power-of-two number of slots, where a tag's
-// run starts at its home slot (the tag scaled to the table) and goes on to the next
-// empty slot, wrapping around. It grows when a posting would take it past fill
-// thousandths of its slots.
+// postings lie at or after its home slot (the tag scaled to the table), wrapping around,
+// each run of full slots in the order of their homes (Robin Hood linear probing; see
+// insert). It grows when a posting would take it past fill thousandths of its slots.
 type bandShard struct {
 	mu    sync.RWMutex
 	slots []bandSlot
@@ -125,7 +125,9 @@ func (t *bandTable) appendIDs(dst []uint64, keys []uint64) (_ []uint64, ok bool)
 		s.mu.RLock()
 		if s.n > 0 {
 			mask := len(s.slots) - 1
-			for i := s.home(tag); s.slots[i].seq != 0; i = (i + 1) & mask {
+			// The run is in home order (see insert): past a slot whose home is after
+			// the key's, no slot is the key's.
+			for i, d := s.home(tag), 0; s.slots[i].seq != 0 && s.dist(i) >= d; i, d = (i+1)&mask, d+1 {
 				if s.slots[i].tag == tag {
 					dst = append(dst, uint64(s.slots[i].seq))
 				}
@@ -237,15 +239,29 @@ func (t *bandTable) giveUp() {
 	}
 }
 
+// insert adds e by Robin Hood linear probing: walking from e's home, it takes the slot of
+// the first slot whose home is after e's (one nearer its home than e would be) and goes
+// on to place that one, until a slot is empty. So each run of slots is in the order of
+// their homes, and a lookup stops at the first slot whose home is after its key's: at
+// 70% to 85% full, a plain linear-probing lookup read to the end of the run, 7 to 23
+// slots on average, and was a quarter of the server's CPU under batched raw queries.
 func (s *bandShard) insert(e bandSlot) {
 	mask := len(s.slots) - 1
-	i := s.home(e.tag)
-	for s.slots[i].seq != 0 {
-		i = (i + 1) & mask
+	for i, d := s.home(e.tag), 0; ; i, d = (i+1)&mask, d+1 {
+		if s.slots[i].seq == 0 {
+			s.slots[i] = e
+			s.n++
+			return
+		}
+		if od := s.dist(i); od < d {
+			s.slots[i], e = e, s.slots[i]
+			d = od
+		}
 	}
-	s.slots[i] = e
-	s.n++
 }
+
+// dist returns how far the slot at i is from its home.
+func (s *bandShard) dist(i int) int { return (i - s.home(s.slots[i].tag)) & (len(s.slots) - 1) }
 
 func (s *bandShard) resize(n int) {
 	old := s.slots
@@ -258,26 +274,23 @@ func (s *bandShard) resize(n int) {
 }
 
 // delete removes one slot equal to e, if there is one, and shifts the slots after it
-// back so that every run stays unbroken (backward-shift deletion).
+// back by one up to the next empty slot or slot at its home (backward-shift deletion),
+// which keeps the run in home order.
 func (s *bandShard) delete(e bandSlot) {
 	if s.n == 0 {
 		return
 	}
 	mask := len(s.slots) - 1
-	i := s.home(e.tag)
+	i, d := s.home(e.tag), 0
 	for s.slots[i] != e {
-		if s.slots[i].seq == 0 {
+		if s.slots[i].seq == 0 || s.dist(i) < d {
 			return
 		}
-		i = (i + 1) & mask
+		i, d = (i+1)&mask, d+1
 	}
-	// Slot i is free now: move into it the next slot whose home is not after i (in the
-	// run's wrapped order), and repeat from that slot.
-	for j := (i + 1) & mask; s.slots[j].seq != 0; j = (j + 1) & mask {
-		if h := s.home(s.slots[j].tag); (j-h)&mask >= (j-i)&mask {
-			s.slots[i] = s.slots[j]
-			i = j
-		}
+	for j := (i + 1) & mask; s.slots[j].seq != 0 && s.dist(j) > 0; j = (j + 1) & mask {
+		s.slots[i] = s.slots[j]
+		i = j
 	}
 	s.slots[i] = bandSlot{}
 	s.n--

@@ -21,6 +21,9 @@ func TestBandTableOracle(t *testing.T) {
 	for i := 0; i < 20; i++ { // keys sharing a shard and tag with another
 		keys = append(keys, keys[i]^twinBits)
 	}
+	for range 200 { // keys of shard 0, whose runs grow long and wrap around its end
+		keys = append(keys, r.Uint64()&^(bandShards-1))
+	}
 	table := newBandTable(1<<30, 0)
 	model := map[uint64]map[uint64]bool{} // key -> ids
 	posted := map[uint64][]uint64{}       // id -> keys
@@ -54,6 +57,9 @@ func TestBandTableOracle(t *testing.T) {
 			}
 			delete(posted, seq)
 		default:
+			if op%1000 == 0 {
+				checkBandOrder(t, table)
+			}
 			k := keys[r.IntN(len(keys))]
 			got, ok := table.appendIDs(nil, []uint64{k})
 			if !ok {
@@ -75,6 +81,7 @@ func TestBandTableOracle(t *testing.T) {
 			}
 		}
 	}
+	checkBandOrder(t, table)
 	n := 0
 	for i := range table.shards {
 		n += table.shards[i].n
@@ -85,6 +92,27 @@ func TestBandTableOracle(t *testing.T) {
 	}
 	if n != want {
 		t.Errorf("the table holds %d postings, the model %d", n, want)
+	}
+}
+
+// checkBandOrder fails the test unless every run of full slots in every shard is in the
+// order of their homes, which lookups rely on to stop early: a full slot is at its home or
+// one further from it than the slot before it is at most, and that slot is full.
+func checkBandOrder(t *testing.T, table *bandTable) {
+	t.Helper()
+	for sh := range table.shards {
+		s := &table.shards[sh]
+		mask := len(s.slots) - 1
+		for i := range s.slots {
+			if s.slots[i].seq == 0 || s.dist(i) == 0 {
+				continue
+			}
+			prev := (i - 1) & mask
+			if s.slots[prev].seq == 0 || s.dist(i) > s.dist(prev)+1 {
+				t.Fatalf("shard %d: slot %d is %d from its home after slot %d (%d from its home, seq %d)",
+					sh, i, s.dist(i), prev, s.dist(prev), s.slots[prev].seq)
+			}
+		}
 	}
 }
 
@@ -162,4 +190,41 @@ func TestBandTableKeeps(t *testing.T) {
 	if !table.active() || !table.isOver() {
 		t.Errorf("an id past 32 bits: active %v, over %v; want active and over", table.active(), table.isOver())
 	}
+}
+
+// BenchmarkBandTable times a lookup of one band key (one with a posting, one without)
+// and a post, in a table of the band postings of a million documents at the defaults
+// (25 bands): 25 million postings, 70% to 85% full.
+func BenchmarkBandTable(b *testing.B) {
+	const docs, bands = 1_000_000, 25
+	r := rand.New(rand.NewPCG(3, 4))
+	table := newBandTable(1<<40, docs*bands)
+	keys := make([]uint64, 0, docs*bands)
+	for seq := uint64(1); seq <= docs; seq++ {
+		for range bands {
+			k := r.Uint64()
+			keys = append(keys, k)
+			table.post(k, seq)
+		}
+	}
+	b.Run("hit", func(b *testing.B) {
+		var dst []uint64
+		for i := 0; b.Loop(); i++ {
+			dst, _ = table.appendIDs(dst[:0], keys[(i*7919)%len(keys):][:1])
+		}
+	})
+	b.Run("miss", func(b *testing.B) {
+		var dst []uint64
+		key := []uint64{0}
+		for b.Loop() {
+			key[0] = r.Uint64()
+			dst, _ = table.appendIDs(dst[:0], key)
+		}
+	})
+	b.Run("post", func(b *testing.B) {
+		seq := uint64(docs + 1)
+		for b.Loop() {
+			table.post(r.Uint64(), seq)
+		}
+	})
 }
