@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -704,4 +705,49 @@ func TestQueryBatchStoreFailure(t *testing.T) {
 	wantError(t, "query", code, body, 500, "internal")
 	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query:batch", "", `{"queries":[{},`+q+`]}`)
 	wantError(t, "batch", code, body, 500, "internal")
+}
+
+// goroutineID returns the id of the calling goroutine, from the header of its stack
+// trace ("goroutine 42 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// TestWorkers checks that requests one after another run on one worker goroutine, which
+// lives on through a panic in the work (answered 500 internal).
+func TestWorkers(t *testing.T) {
+	s, ts := start(t, Config{})
+	var mu sync.Mutex
+	ids := map[string]int{}
+	panicNext := false
+	s.beforeWork = func() {
+		mu.Lock()
+		ids[goroutineID()]++
+		p := panicNext
+		panicNext = false
+		mu.Unlock()
+		if p {
+			panic("test")
+		}
+	}
+	for i := range 20 {
+		if i == 10 {
+			mu.Lock()
+			panicNext = true
+			mu.Unlock()
+			code, body, _ := call(t, ts, "POST", "/v1/check", "", docJSON("p", "", "x"))
+			wantError(t, "panicking work", code, body, 500, "internal")
+		}
+		if code, body, _ := call(t, ts, "POST", "/v1/check", "", docJSON(fmt.Sprint(i), "", "x")); code != 200 {
+			t.Fatalf("request %d: %d %s", i, code, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ids) != 1 {
+		t.Errorf("21 requests one after another ran on %d goroutines, want 1: %v", len(ids), ids)
+	}
 }
