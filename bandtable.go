@@ -242,9 +242,10 @@ func (t *bandTable) giveUp() {
 // insert adds e by Robin Hood linear probing: walking from e's home, it takes the slot of
 // the first slot whose home is after e's (one nearer its home than e would be) and goes
 // on to place that one, until a slot is empty. So each run of slots is in the order of
-// their homes, and a lookup stops at the first slot whose home is after its key's: at
-// 70% to 85% full, a plain linear-probing lookup read to the end of the run, 7 to 23
-// slots on average, and was a quarter of the server's CPU under batched raw queries.
+// their homes, and a lookup stops at the first slot whose home is after its key's,
+// where a plain linear-probing lookup read to the end of the run: for a key with no
+// posting at a million documents, 1.4 slots on average against 5.2 (the lookups were a
+// quarter of the server's CPU under batched raw queries).
 func (s *bandShard) insert(e bandSlot) {
 	mask := len(s.slots) - 1
 	for i, d := s.home(e.tag), 0; ; i, d = (i+1)&mask, d+1 {

@@ -79,7 +79,7 @@ The README figures (2 cores, loopback, 1M documents of 2 KB in the store):
   neardup bench service --mode query --duration 30s
   neardup bench service --mode add --start 1000000 --rate 2500 --duration 60s
   neardup bench service --mode query --rate 15000 --duration 30s
-  neardup bench service --emit adds.jsonl --requests 450000 --start 1000000
+  neardup bench service --emit adds.jsonl --requests 900000 --start 1000000
   wrk -t1 -c32 -d60s --latency -s adds.jsonl.lua http://127.0.0.1:8080
 
 The two closed loops measure throughput (goals: 5000 documents/s, 30000 queries/s), the
