@@ -716,8 +716,10 @@ func goroutineID() string {
 	return id
 }
 
-// TestWorkers checks that requests one after another run on one worker goroutine, which
-// lives on through a panic in the work (answered 500 internal).
+// TestWorkers checks that requests one after another reuse their worker goroutines, which
+// live on through a panic in the work (answered 500 internal). A worker answers before it
+// is back waiting for work, so the next request may find it busy and start a second one;
+// never a third, as the first is then waiting.
 func TestWorkers(t *testing.T) {
 	s, ts := start(t, Config{})
 	var mu sync.Mutex
@@ -747,7 +749,7 @@ func TestWorkers(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(ids) != 1 {
-		t.Errorf("21 requests one after another ran on %d goroutines, want 1: %v", len(ids), ids)
+	if len(ids) > 2 {
+		t.Errorf("21 requests one after another ran on %d goroutines, want 1 or 2: %v", len(ids), ids)
 	}
 }
