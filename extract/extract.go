@@ -294,11 +294,12 @@ func prune(doc *html.Node) int {
 			// Climb until a node has a next sibling, removing n if it is unwanted.
 			for next == nil && n != nil {
 				next = n.NextSibling
+				parent := n.Parent // RemoveChild clears it
 				if unwanted(n) {
-					n.Parent.RemoveChild(n)
+					parent.RemoveChild(n)
 				}
 				if next == nil {
-					n = n.Parent
+					n = parent
 					depth--
 				}
 			}

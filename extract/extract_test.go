@@ -135,6 +135,8 @@ func TestExtractLimits(t *testing.T) {
 		{"deeper than the parser's limit", deep(600), extract.Options{}, extract.ErrTooDeep},
 		{"deeper than MaxDepth", deep(20), extract.Options{MaxDepth: 10}, extract.ErrTooDeep},
 		{"within MaxDepth", deep(5), extract.Options{MaxDepth: 10}, nil},
+		// Pruning a parent's last child (the script) must not end the walk that measures depth.
+		{"deeper than MaxDepth after a pruned script", append([]byte("<div><script>x</script></div>"), deep(20)...), extract.Options{MaxDepth: 10}, extract.ErrTooDeep},
 		{"MaxDepth above the parser's limit", deep(600), extract.Options{MaxDepth: 10_000}, extract.ErrTooDeep},
 		{"timeout", big, extract.Options{Timeout: time.Nanosecond}, extract.ErrTimeout},
 		{"no timeout", deep(5), extract.Options{Timeout: -1}, nil},
