@@ -126,6 +126,19 @@ type Detector struct {
 	count   int        // documents stored
 	filter  *KeyFilter
 	swept   time.Time // when expiry last ran
+	// refill holds the keys added while a larger key filter is filled from the store in
+	// the background (nil when none is); refillFailed is when the last failed fill
+	// ended, and the next waits moveRetry. Both change under mu.
+	refill       *filterKeys
+	refillFailed time.Time
+	refills      sync.WaitGroup // the background fills, for tests
+	refillHook   func()         // if set, a fill calls it at each key it reads; tests hold it there
+}
+
+// filterKeys are the keys added to the key filter while its successor is filled.
+type filterKeys struct {
+	urls  []string
+	exact []Hash
 }
 
 // Namespaces of a detector's postings in its store. They are persisted: never renumber.
@@ -205,7 +218,7 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 		return nil, err
 	}
 	// Two keys a document (URL, main text), with room for as many again.
-	if err := d.rebuildFilter(max(o.Expected, 4*d.count)); err != nil {
+	if d.filter, err = d.fillFilter(max(o.Expected, 4*d.count)); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -661,10 +674,7 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	d.index(r, bandKeys)
 	d.count += 1 - len(old)
 	d.logChange(change{added: r, removed: old})
-	if e.URL != "" {
-		d.addKey(func(f *KeyFilter) { f.AddURL(e.URL) })
-	}
-	d.addKey(func(f *KeyFilter) { f.AddExact(e.Main) })
+	d.addKeys(e.URL, e.Main)
 	v.Added = true
 	return v, true, nil
 }
@@ -1253,24 +1263,73 @@ func (d *Detector) Prescreen() *KeyFilter {
 	return d.filter.clone()
 }
 
-// addKey adds a key to the filter, first rebuilding it twice as large from the store
-// when it is full. A failed rebuild keeps the full filter, which only raises its
-// false-positive rate.
-func (d *Detector) addKey(add func(*KeyFilter)) {
-	if d.filter.Len() >= d.filter.Capacity() {
-		_ = d.rebuildFilter(2 * d.filter.Capacity())
+// addKeys adds a stored document's keys to the key filter (url may be empty); d.mu is
+// held, and the document's write is done. Once the filter is full, a filter twice as large
+// is filled from the store in the background (startRefill): a fill reads every URL and
+// main-text posting, seconds at ten million documents, which under the lock would stall
+// every add that long. Meanwhile the full filter takes the keys, at a rising
+// false-positive rate (which costs lookups, never a missed key), and so does d.refill,
+// for the new filter.
+func (d *Detector) addKeys(url string, main Hash) {
+	if url != "" {
+		d.filter.AddURL(url)
 	}
-	add(d.filter)
+	d.filter.AddExact(main)
+	if d.refill != nil {
+		if url != "" {
+			d.refill.urls = append(d.refill.urls, url)
+		}
+		d.refill.exact = append(d.refill.exact, main)
+		return
+	}
+	if d.filter.Len() >= d.filter.Capacity() && time.Since(d.refillFailed) >= moveRetry {
+		d.startRefill(2 * d.filter.Capacity())
+	}
 }
 
-// rebuildFilter replaces the key filter by one sized for n keys holding every stored URL
-// and exact key.
-func (d *Detector) rebuildFilter(n int) error {
+// startRefill starts filling a key filter for n keys in the background; d.mu is held.
+// The new filter misses no key: the fill's reads see every write done before it starts
+// (all under d.mu, before this call returns), and d.refill every key added after. A
+// failed fill keeps the full filter.
+func (d *Detector) startRefill(n int) {
+	d.refill = &filterKeys{}
+	d.refills.Add(1)
+	go func() {
+		defer d.refills.Done()
+		f, err := d.fillFilter(n)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		keys := d.refill
+		d.refill = nil
+		if err != nil {
+			d.refillFailed = time.Now()
+			return
+		}
+		for _, u := range keys.urls {
+			f.AddURL(u)
+		}
+		for _, h := range keys.exact {
+			f.AddExact(h)
+		}
+		d.filter = f
+	}()
+}
+
+// fillFilter returns a key filter sized for n keys holding every stored URL and exact
+// key.
+func (d *Detector) fillFilter(n int) (*KeyFilter, error) {
 	f, err := NewKeyFilter(n, d.opt.FilterRate)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = d.st.Postings(nsURL, func(key []byte, _ uint64) bool { f.AddURL(string(key)); return true })
+	hook := d.refillHook
+	err = d.st.Postings(nsURL, func(key []byte, _ uint64) bool {
+		if hook != nil {
+			hook()
+		}
+		f.AddURL(string(key))
+		return true
+	})
 	if err == nil {
 		err = d.st.Postings(nsMain, func(key []byte, _ uint64) bool {
 			var h Hash
@@ -1282,10 +1341,9 @@ func (d *Detector) rebuildFilter(n int) error {
 		})
 	}
 	if err != nil {
-		return storeErr(err)
+		return nil, storeErr(err)
 	}
-	d.filter = f
-	return nil
+	return f, nil
 }
 
 // pending returns the entry as a KeepPolicy sees it before it is stored: it arrived after

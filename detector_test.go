@@ -339,15 +339,75 @@ func testDetectorPrescreen(t *testing.T, newDetector func(testing.TB, Options) *
 		fp, _ := d.Fingerprinter().Fingerprint(Document{ID: "q", URL: v.URL, Text: fmt.Sprint("text ", i)})
 		fps = append(fps, fp)
 	}
+	d.refills.Wait()
 	f := d.Prescreen()
-	if f.Capacity() < 100 {
-		t.Fatalf("filter capacity %d after 100 keys", f.Capacity())
+	if f.Capacity() < 16 {
+		t.Fatalf("filter capacity %d after 100 keys: it did not grow", f.Capacity())
 	}
 	for _, fp := range fps {
 		if !f.HasURL(fp.URL) || !f.HasExact(fp.Main) {
 			t.Fatalf("prescreen lacks %s", fp.URL)
 		}
 	}
+}
+
+// TestDetectorRefill holds the background fill of a larger key filter while documents
+// are added, and removed: every key, those the fill reads and those added after it began,
+// must be in the filter meanwhile and once it is swapped in, and the adds must not wait
+// for the fill.
+func TestDetectorRefill(t *testing.T) {
+	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
+	d, err := OpenDetector(s, Options{Expected: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	d.refillHook = func() { <-release } // the fill holds once it has begun reading
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+
+	var fps []Fingerprints
+	add := func(i int) {
+		doc := Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("http://h.org/%d", i), Text: fmt.Sprint("text of document ", i)}
+		check(t, d, doc)
+		fp, err := d.Fingerprinter().Fingerprint(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fps = append(fps, fp)
+	}
+	hasAll := func(f *KeyFilter, when string) {
+		t.Helper()
+		for _, fp := range fps {
+			if !f.HasURL(fp.URL) || !f.HasExact(fp.Main) {
+				t.Fatalf("%s: the key filter lacks the keys of %s", when, fp.URL)
+			}
+		}
+	}
+	i := 0
+	for ; d.refill == nil; i++ {
+		if i == 1000 {
+			t.Fatal("1000 documents and no fill of a larger filter began")
+		}
+		add(i)
+	}
+	capacity := d.Prescreen().Capacity()
+	for end := i + 300; i < end; i++ { // 600 keys: several times the full filter's room
+		add(i)
+		if i%10 == 0 {
+			if _, err := d.Remove(fmt.Sprint(i - 5)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	hasAll(d.Prescreen(), "during the fill")
+	releaseOnce.Do(func() { close(release) })
+	d.refills.Wait()
+	f := d.Prescreen()
+	if f.Capacity() != 2*capacity {
+		t.Fatalf("capacity %d after the fill, want %d", f.Capacity(), 2*capacity)
+	}
+	hasAll(f, "after the fill")
 }
 
 func TestFingerprintMethods(t *testing.T) {
