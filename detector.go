@@ -75,11 +75,11 @@ func (r *Stored) candidate() Candidate {
 // without fingerprinting anything again. Besides a count, a Detector keeps in memory what
 // it rebuilds from the postings when it opens a store: the key filter (the pre-screen,
 // about 1.2 bytes a key at 1%), which also spares checks the URL and exact lookups of
-// keys it rules out, and which a full filter hands to one twice as large that a goroutine
-// fills from the store while adds go on; the SimHash tables (package hamming); a Bloom filter of the band
-// keys; and a copy of the band postings while they fit Options.BandMemory, which is then
-// their only copy, rebuilt from the records' signatures (see Options.BandMemory and the
-// package Caveats).
+// keys it rules out (once full, it is replaced by one twice as large, which a goroutine
+// fills from the store while adds go on); the SimHash tables (package hamming); a Bloom
+// filter of the band keys; and a copy of the band postings while they fit
+// Options.BandMemory, which is then their only copy, rebuilt from the records' signatures
+// (see Options.BandMemory and the package Caveats).
 //
 // A Detector is safe for concurrent use, and concurrent adds give the verdicts of some
 // order of them. Check fingerprints and reads the store outside any lock; then, under
