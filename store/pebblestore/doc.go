@@ -37,7 +37,19 @@
 // are one prefix range in id order, and pebble's comparer splits keys there, so its
 // Bloom filters skip the sstables that lack a key. A format record (magic and version
 // 2) and the comparer's name are checked by Open, which refuses other stores with
-// ErrFormat; pebble's own format major version is pinned.
+// ErrFormat; pebble's own format major version is pinned (FormatValueSeparation; a store
+// of the version pinned before, FormatTableFormatV6, is upgraded when opened).
+//
+// Values of 256 bytes or more, which are the records, are kept apart from the keys in
+// pebble's blob files; the sstables hold a reference to each. Records at old ids are
+// rewritten now and then (a URL duplicate's last-seen time, a replaced or expired
+// document), so every flush spans the whole range of record keys, and each compaction
+// into the base level used to rewrite every record there along with the new postings.
+// With the records apart it rewrites their references only. At a million documents
+// (975,810, the service's bench corpus) the sstables hold 122 MB and the blob files 654
+// MB, against 779 MB of sstables without; an open loop of adds at 2,500/s for 120 s made
+// the service write 1.99 GB to disk against 3.12 GB without, for the same CPU time
+// (121 against 118 s) and latency. Reading a record costs one more block lookup.
 //
 // BenchmarkIDs, 100,000 documents, same VM: IDs costs 2.3 to 3 µs for a key without
 // postings, 10 to 12 µs for one with one id and 11 to 31 µs for one with about 100;

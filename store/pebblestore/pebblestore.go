@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -60,20 +61,37 @@ func Open(dir string, opt Options) (*DB, error) {
 		Comparer: comparer,
 		Logger:   quietLogger{pebble.DefaultLogger},
 		// A pinned format, so a newer pebble does not ratchet a store past what the
-		// build that wrote it can read; TableFormatV6 has WAL sync chunks, which tell a
-		// torn WAL tail from corruption on replay.
-		FormatMajorVersion: pebble.FormatTableFormatV6,
+		// build that wrote it can read. It has WAL sync chunks, which tell a torn WAL
+		// tail from corruption on replay, and value separation (below). Opening a store
+		// of the earlier pinned format, TableFormatV6, upgrades it in place.
+		FormatMajorVersion: pebble.FormatValueSeparation,
 		// Tuned for the service's writes, dozens of random keys (hashes) per document:
 		// larger memtables (two at most, for memory) and a larger base level flush and
-		// rewrite less often (with
-		// pebble's defaults, compaction took a third of the CPU at a million
-		// documents), and a second compaction may run when the first falls behind, as
-		// reads slow down with every file waiting in L0.
+		// rewrite less often (with pebble's defaults, compaction took a third of the
+		// CPU at a million documents), and a second compaction may run when the first
+		// falls behind, as reads slow down with every file waiting in L0.
 		MemTableSize:                64 << 20,
 		MemTableStopWritesThreshold: 2,
 		L0StopWritesThreshold:       24,
 		LBaseMaxBytes:               512 << 20,
 		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
+	}
+	// Records (about 700 bytes: hashes and a MinHash signature) go to blob files, and
+	// the sstables keep a reference to each. Records are keyed by sequential ids, yet
+	// every flush holds some at old ids (a URL duplicate's last-seen time, a replaced
+	// or expired document), so without this every compaction into the base level
+	// rewrote the records there too: 300 KB from L0 rewrote 128 MB. With it, at a
+	// million documents, the sstables are a sixth of the store and the service wrote
+	// 36% fewer bytes under adds (1.99 against 3.12 GB in 120 s at 2,500/s). A blob
+	// file a fifth garbage is rewritten once it is five minutes old.
+	o.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		return pebble.ValueSeparationPolicy{
+			Enabled:               true,
+			MinimumSize:           256,
+			MaxBlobReferenceDepth: 10,
+			RewriteMinimumAge:     5 * time.Minute,
+			TargetGarbageRatio:    0.2,
+		}
 	}
 	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // the deeper levels inherit it
 	o.TargetFileSizes[0] = 16 << 20                   // the deeper levels double it

@@ -97,6 +97,64 @@ func TestReopen(t *testing.T) {
 	}
 }
 
+// TestUpgrade checks that a store written in the format pinned before value separation
+// opens with everything it held, is upgraded, and that records written then go to blob
+// files.
+func TestUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	rec := func(id uint64) []byte { return bytes.Repeat(binary.BigEndian.AppendUint64(nil, id), 90) } // 720 bytes
+	db, err := pebble.Open(dir, &pebble.Options{Comparer: comparer, FormatMajorVersion: pebble.FormatTableFormatV6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2][]byte{
+		{metaFormatKey, formatValue},
+		{recordKey(nil, 1), rec(1)},
+		{postingKey(nil, 2, []byte("key"), 1), nil},
+	} {
+		if err := db.Set(kv[0], kv[1], pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	d := openDB(t, dir, Options{})
+	if v := d.db.FormatMajorVersion(); v != pebble.FormatValueSeparation {
+		t.Errorf("format major version after Open = %v, want %v", v, pebble.FormatValueSeparation)
+	}
+	var b store.Batch
+	for id := uint64(2); id <= 100; id++ {
+		b.Reset()
+		b.PutRecord(id, rec(id))
+		b.Add(2, []byte("key"), id)
+		apply(t, d, &b)
+	}
+	if err := d.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.db.Metrics().BlobFiles.LiveCount; n == 0 {
+		t.Error("no blob file after flushing 99 records of 720 bytes: values are not separated")
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d = openDB(t, dir, Options{})
+	got := read(t, d, map[store.Namespace][][]byte{2: {[]byte("key")}})
+	if len(got.records) != 100 || len(got.postings["2/6b6579"]) != 100 {
+		t.Fatalf("reopened store holds %d records and %d postings, want 100 of each", len(got.records), len(got.postings["2/6b6579"]))
+	}
+	for id, r := range got.records {
+		if r != string(rec(id)) {
+			t.Errorf("record %d reads back %d bytes %.16x..., want %.16x...", id, len(r), r, rec(id))
+		}
+	}
+}
+
 // TestFormat checks that Open refuses what this package did not write.
 func TestFormat(t *testing.T) {
 	for _, c := range []struct {
