@@ -76,14 +76,10 @@ func Open(dir string, opt Options) (*DB, error) {
 		LBaseMaxBytes:               512 << 20,
 		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
 	}
-	// Records (about 700 bytes: hashes and a MinHash signature) go to blob files, and
-	// the sstables keep a reference to each. Records are keyed by sequential ids, yet
-	// every flush holds some at old ids (a URL duplicate's last-seen time, a replaced
-	// or expired document), so without this every compaction into the base level
-	// rewrote the records there too: 300 KB from L0 rewrote 128 MB. With it, at a
-	// million documents, the sstables are a sixth of the store and the service wrote
-	// 36% fewer bytes under adds (1.99 against 3.12 GB in 120 s at 2,500/s). A blob
-	// file a fifth garbage is rewritten once it is five minutes old.
+	// Records (about 700 bytes: hashes and a MinHash signature) go to blob files, so
+	// that compactions rewrite references to them, not the records (the package
+	// documentation says why and what it saved). A blob file a fifth garbage is
+	// rewritten once it is five minutes old.
 	o.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
 		return pebble.ValueSeparationPolicy{
 			Enabled:               true,
