@@ -103,6 +103,8 @@ func TestReopen(t *testing.T) {
 func TestUpgrade(t *testing.T) {
 	dir := t.TempDir()
 	rec := func(id uint64) []byte { return bytes.Repeat(binary.BigEndian.AppendUint64(nil, id), 90) } // 720 bytes
+	const ns store.Namespace = 2
+	key := []byte("key")
 	db, err := pebble.Open(dir, &pebble.Options{Comparer: comparer, FormatMajorVersion: pebble.FormatTableFormatV6})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +112,7 @@ func TestUpgrade(t *testing.T) {
 	for _, kv := range [][2][]byte{
 		{metaFormatKey, formatValue},
 		{recordKey(nil, 1), rec(1)},
-		{postingKey(nil, 2, []byte("key"), 1), nil},
+		{postingKey(nil, ns, key, 1), nil},
 	} {
 		if err := db.Set(kv[0], kv[1], pebble.Sync); err != nil {
 			t.Fatal(err)
@@ -131,7 +133,7 @@ func TestUpgrade(t *testing.T) {
 	for id := uint64(2); id <= 100; id++ {
 		b.Reset()
 		b.PutRecord(id, rec(id))
-		b.Add(2, []byte("key"), id)
+		b.Add(ns, key, id)
 		apply(t, d, &b)
 	}
 	if err := d.db.Flush(); err != nil {
@@ -144,9 +146,10 @@ func TestUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	d = openDB(t, dir, Options{})
-	got := read(t, d, map[store.Namespace][][]byte{2: {[]byte("key")}})
-	if len(got.records) != 100 || len(got.postings["2/6b6579"]) != 100 {
-		t.Fatalf("reopened store holds %d records and %d postings, want 100 of each", len(got.records), len(got.postings["2/6b6579"]))
+	got := read(t, d, map[store.Namespace][][]byte{ns: {key}})
+	postings := got.postings[fmt.Sprintf("%d/%x", ns, key)] // read's naming
+	if len(got.records) != 100 || len(postings) != 100 {
+		t.Fatalf("reopened store holds %d records and %d postings, want 100 of each", len(got.records), len(postings))
 	}
 	for id, r := range got.records {
 		if r != string(rec(id)) {
