@@ -79,9 +79,13 @@ func TestBenchServiceEmit(t *testing.T) {
 	for i := 700; i < 750; i++ {
 		want = append(want, "doc-"+strconv.Itoa(i))
 	}
+	// Under the lock: the wrk -t2 run below may still send a request (its first thread
+	// starts before the second's setup stops it), which the service counts meanwhile.
+	f.mu.Lock()
 	if f.counts["/v1/documents"] != 50 || len(f.counts) != 1 || len(f.bad) > 0 || !slices.Equal(f.ids, want) {
 		t.Errorf("the service saw %v, ids %q, bad %q", f.counts, f.ids, f.bad)
 	}
+	f.mu.Unlock()
 
 	// A second wrk thread would send every body again: the script refuses it.
 	out, err = exec.CommandContext(ctx, wrk, "-t2", "-c2", "-d30s", "-s", file+".lua", addr).CombinedOutput()
