@@ -27,8 +27,6 @@ func newClient(t testing.TB, f *fake, opt Options) *Client {
 	return c
 }
 
-func text(words ...string) string { return strings.Join(words, " ") }
-
 // article is a plain-text document with enough words to be compared for near duplicates.
 func article(id, url string, seed int) neardup.Document {
 	var b strings.Builder

@@ -21,7 +21,6 @@ type normalizer struct {
 	first  norm.Form // the normalization applied first, if firstN
 	firstN bool
 	caser  transform.Transformer // cases.Fold, boxed once: boxing it per call allocates
-	it     norm.Iter             // norm.Form.Append allocates; an Iter kept here does not
 	span   []byte                // the span being normalized
 	a, b   []byte                // scratch for appendSpan
 	blocks [0x300]*runeBlock     // U+0000-U+2FFFF: the BMP, emoji, CJK extension B
