@@ -511,7 +511,10 @@ func dropASPNETSession(path string) string {
 // and ")", where X is a letter and id has at least 24 letters and digits.
 func isASPNETSession(seg string) bool {
 	inner, ok := strings.CutPrefix(seg, "(")
-	if inner, ok = strings.CutSuffix(inner, ")"); !ok || inner == "" {
+	if ok {
+		inner, ok = strings.CutSuffix(inner, ")")
+	}
+	if !ok || inner == "" {
 		return false
 	}
 	if isSessionID(inner) {

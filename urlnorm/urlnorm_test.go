@@ -202,6 +202,26 @@ func TestProfileNames(t *testing.T) {
 	}
 }
 
+func TestIsASPNETSession(t *testing.T) {
+	const id = "abcdefghijklmnopqrstuvwx" // 24 letters
+	for seg, want := range map[string]bool{
+		"(" + id + ")":                 true,
+		"(S(" + id + "))":              true,
+		"(S(" + id + ")A(" + id + "))": true,
+		id + ")":                       false, // no opening parenthesis
+		"(" + id:                       false, // no closing one
+		"()":                           false,
+		"(" + id[1:] + ")":             false, // 23 characters
+		"(S(" + id + ")":               false,
+		"(1(" + id + "))":              false, // not a letter before the id
+		"(S(" + id + ")A" + id + ")":   false,
+	} {
+		if got := isASPNETSession(seg); got != want {
+			t.Errorf("isASPNETSession(%q) = %v, want %v", seg, got, want)
+		}
+	}
+}
+
 func TestParseIPv4(t *testing.T) {
 	for _, tc := range []struct {
 		host string
