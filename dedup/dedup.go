@@ -250,14 +250,12 @@ func (r *Result) find(o Options) ([]Pair, error) {
 			pairs = append(pairs, Pair{A: int(f), B: int(order[j]), Method: Exact})
 		}
 	}
-	order = nil
 	var firsts []int32 // documents first of their exact group, with some words
 	for i := range r.Docs {
 		if isFirst[i] && r.Docs[i].Words > 0 {
 			firsts = append(firsts, int32(i))
 		}
 	}
-	isFirst = nil
 	switch o.Method.near() {
 	case SimHash:
 		fps := make([]uint64, len(firsts))
