@@ -1283,8 +1283,14 @@ func (d *Detector) addKeys(url string, main Hash) {
 		d.refill.exact = append(d.refill.exact, main)
 		return
 	}
-	if d.filter.Len() >= d.filter.Capacity() && time.Since(d.refillFailed) >= moveRetry {
-		d.startRefill(2 * d.filter.Capacity())
+	d.growFilter()
+}
+
+// growFilter starts filling a filter for twice the keys once the key filter is full, unless
+// a fill is under way or one failed less than moveRetry ago; d.mu is held.
+func (d *Detector) growFilter() {
+	if d.refill == nil && d.filter.Len() >= d.filter.Capacity() && time.Since(d.refillFailed) >= moveRetry {
+		d.startRefill(2 * d.filter.Len())
 	}
 }
 
@@ -1313,6 +1319,9 @@ func (d *Detector) startRefill(n int) {
 			f.AddExact(h)
 		}
 		d.filter = f
+		// The keys added during the fill may have filled the new filter already; the
+		// next add would start the next fill, but there may be no next add.
+		d.growFilter()
 	}()
 }
 
