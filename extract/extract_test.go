@@ -76,6 +76,29 @@ func TestExtractArticle(t *testing.T) {
 	}
 }
 
+// TestExtractAuthorFromArticleFooter holds what prune keeps and drops for the metadata:
+// a sidebar's byline (the aside, which go-trafilatura would read for the author and
+// delete only later) is gone, and the article's own footer, with its real byline, stays.
+func TestExtractAuthorFromArticleFooter(t *testing.T) {
+	para := strings.Repeat("The harbour was rebuilt after the storm, stone by stone, by the families who had always lived there. ", 4)
+	page := `<html><body>
+<aside><div class="widget"><span class="author">Sidebar Commenter</span> on another post</div></aside>
+<article><h1>The harbour</h1><p>` + para + `</p><p>` + para + `</p>
+<footer><span class="byline">by <span class="author">Grace Hopper</span></span></footer></article>
+<footer><p>Site footer</p></footer>
+</body></html>`
+	r, err := extract.Extract([]byte(page), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Author != "Grace Hopper" {
+		t.Errorf("author %q, want %q", r.Author, "Grace Hopper")
+	}
+	if strings.Contains(r.Text, "Commenter") || strings.Contains(r.Text, "Site footer") {
+		t.Errorf("text has the sidebar or the site footer:\n%s", r.Text)
+	}
+}
+
 func TestExtractCharset(t *testing.T) {
 	sjis, err := japanese.ShiftJIS.NewEncoder().String("日本語のテキスト")
 	if err != nil {
@@ -137,6 +160,8 @@ func TestExtractLimits(t *testing.T) {
 		{"within MaxDepth", deep(5), extract.Options{MaxDepth: 10}, nil},
 		// Pruning a parent's last child (the script) must not end the walk that measures depth.
 		{"deeper than MaxDepth after a pruned script", append([]byte("<div><script>x</script></div>"), deep(20)...), extract.Options{MaxDepth: 10}, extract.ErrTooDeep},
+		// A subtree removed before extraction does not count.
+		{"deeper than MaxDepth in a nav", append(append([]byte("<nav>"), deep(20)...), "</nav><p>kept</p>"...), extract.Options{MaxDepth: 10}, nil},
 		{"MaxDepth above the parser's limit", deep(600), extract.Options{MaxDepth: 10_000}, extract.ErrTooDeep},
 		{"timeout", big, extract.Options{Timeout: time.Nanosecond}, extract.ErrTimeout},
 		{"no timeout", deep(5), extract.Options{Timeout: -1}, nil},
