@@ -75,8 +75,8 @@ func (r *Stored) candidate() Candidate {
 // without fingerprinting anything again. Besides a count, a Detector keeps in memory what
 // it rebuilds from the postings when it opens a store: the key filter (the pre-screen,
 // about 1.2 bytes a key at 1%), which also spares checks the URL and exact lookups of
-// keys it rules out (once full, it is replaced by one twice as large, which a goroutine
-// fills from the store while adds go on); the SimHash tables (package hamming); a Bloom
+// keys it rules out (once full, it is replaced by one for twice its keys, which a
+// goroutine fills from the store while adds go on); the SimHash tables (package hamming); a Bloom
 // filter of the band keys; and a copy of the band postings while they fit
 // Options.BandMemory, which is then their only copy, rebuilt from the records' signatures
 // (see Options.BandMemory and the package Caveats).
@@ -1265,8 +1265,8 @@ func (d *Detector) Prescreen() *KeyFilter {
 }
 
 // addKeys adds a stored document's keys to the key filter (url may be empty); d.mu is
-// held, and the document's write is done. Once the filter is full, a filter twice as large
-// is filled from the store in the background (startRefill): a fill reads every URL and
+// held, and the document's write is done. Once the filter is full, a filter for twice its
+// keys is filled from the store in the background (startRefill): a fill reads every URL and
 // main-text posting, seconds at ten million documents, which under the lock would stall
 // every add that long. Meanwhile the full filter takes the keys, at a rising
 // false-positive rate (which costs lookups, never a missed key), and so does d.refill,
