@@ -8,15 +8,15 @@
 // Extract decodes the page to UTF-8, parses it with golang.org/x/net/html (the WHATWG
 // algorithm browsers use, so broken HTML reads as a browser reads it), and hands the tree
 // to go-trafilatura, the Go port of trafilatura (Barbaresi, "Trafilatura: A Web Scraping
-// Library and Command-Line Tool for Text Discovery and Extraction", ACL 2021), without what
-// go-trafilatura would delete before it looks for the main text and what holds no
+// Library and Command-Line Tool for Text Discovery and Extraction", ACL 2021), without
+// what go-trafilatura would delete before it looks for the main text and what holds no
 // metadata: scripts, styles, comments, navigation, sidebars, footers outside an article,
-// form controls, embedded media and drawings (42% of the nodes of the benchmark's pages
-// below, so its copies and walks of the tree cost less). Its text is
-// laid out one paragraph per line. When it finds less than 100 characters, which
-// go-trafilatura only returns from its last resort (the whole page's text, run
-// together), Extract returns VisibleText instead: the whole page's visible text, from one
-// pass of the HTML tokenizer.
+// form controls, embedded media and drawings, stylesheet and icon links (47% of the nodes
+// of the benchmark's pages below, so its copies and walks of the tree cost less). Its
+// text is laid out one paragraph per line. When it finds less than 100 characters, which
+// go-trafilatura only returns from its last resort (the whole page's text, run together),
+// Extract returns VisibleText instead: the whole page's visible text, from one pass of
+// the HTML tokenizer.
 //
 // The character set is, in order: the one a byte order mark names; the charset of
 // Options.ContentType (the HTTP header); UTF-8 when the whole page is valid UTF-8; the one

@@ -277,12 +277,12 @@ func nodeText(n *html.Node) string {
 }
 
 // prune removes from doc what no extractor reads: comments; script, style and noscript
-// elements other than JSON-LD scripts, which carry metadata; and the navigation, sidebar,
-// footer, form-control, embedded-media and drawing elements that go-trafilatura deletes
-// before it looks for the main text (see dropped). It returns the depth of the deepest
-// element, measured without recursion. Fewer nodes make the extractor's copies and walks
-// of the tree cheaper: prune removes 42% of the AEB pages' nodes, scripts, styles and
-// comments alone 7%.
+// elements other than JSON-LD scripts, which carry metadata; the head's white space and
+// the links that only load resources; and the navigation, sidebar, footer, form-control,
+// embedded-media and drawing elements that go-trafilatura deletes before it looks for the
+// main text (see dropped). It returns the depth of the deepest element, measured without
+// recursion. Fewer nodes make the extractor's copies and walks of the tree cheaper: prune
+// removes 47% of the AEB pages' nodes, scripts, styles and comments alone 7%.
 //
 // go-trafilatura still reads the whole tree for metadata, and for its last resort when
 // the cleaned tree has too little text; without these elements its author is less often
@@ -323,8 +323,13 @@ func unwanted(n *html.Node) bool {
 	switch {
 	case n.Type == html.CommentNode:
 		return true
+	case n.Type == html.TextNode:
+		// The white space between the head's elements; the head's text is never read.
+		return n.Parent != nil && n.Parent.DataAtom == atom.Head && strings.TrimLeft(n.Data, " \t\n\f\r") == ""
 	case n.Type != html.ElementNode:
 		return false
+	case n.DataAtom == atom.Link:
+		return resourceLink(n)
 	case n.DataAtom == atom.Script:
 		for _, a := range n.Attr {
 			if a.Key == "type" && strings.EqualFold(strings.TrimSpace(a.Val), "application/ld+json") {
@@ -343,6 +348,27 @@ func unwanted(n *html.Node) bool {
 		return true
 	}
 	return dropped[n.DataAtom]
+}
+
+// resourceLink reports whether the link element n only loads a resource (a stylesheet, an
+// icon, a hint to preload): a link go-trafilatura reads for metadata has a rel such as
+// canonical, alternate, author or me.
+func resourceLink(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key != "rel" {
+			continue
+		}
+		rels := strings.Fields(strings.ToLower(a.Val))
+		for _, r := range rels {
+			switch r {
+			case "stylesheet", "preload", "prefetch", "preconnect", "dns-prefetch", "modulepreload", "icon", "shortcut", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon", "manifest":
+			default:
+				return false
+			}
+		}
+		return len(rels) > 0
+	}
+	return false
 }
 
 // dropped holds the elements of go-trafilatura's cleaning list (tagsToClean) that hold
