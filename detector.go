@@ -76,8 +76,8 @@ func (r *Stored) candidate() Candidate {
 // it rebuilds from the postings when it opens a store: the key filter (the pre-screen,
 // about 1.2 bytes a key at 1%), which also spares checks the URL and exact lookups of
 // keys it rules out (once full, it is replaced by one for twice its keys, which a
-// goroutine fills from the store while adds go on); the SimHash tables (package hamming); a Bloom
-// filter of the band keys; and a copy of the band postings while they fit
+// goroutine fills from the store while adds go on); the SimHash tables (package hamming);
+// a Bloom filter of the band keys; and a copy of the band postings while they fit
 // Options.BandMemory, which is then their only copy, rebuilt from the records' signatures
 // (see Options.BandMemory and the package Caveats).
 //

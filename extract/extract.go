@@ -372,8 +372,9 @@ func resourceLink(n *html.Node) bool {
 }
 
 // dropped holds the elements of go-trafilatura's cleaning list (tagsToClean) that hold
-// neither metadata nor, on some sites, the only text: not head, link, form, figure (a
-// figure holding a table is kept as text), time, or footer (see prune).
+// neither metadata nor, on some sites, the only text: not head, form, figure (a figure
+// holding a table is kept as text) or time; links and footers are dropped only in part
+// (see resourceLink and unwanted).
 var dropped = map[atom.Atom]bool{
 	atom.Nav: true, atom.Aside: true,
 	atom.Button: true, atom.Select: true, atom.Iframe: true, atom.Template: true,
