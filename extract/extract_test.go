@@ -123,6 +123,8 @@ func TestExtractCharset(t *testing.T) {
 		{"undeclared legacy bytes", "<p>caf\xe9 cr\xe8me</p>", "", "café crème", "windows-1252"},
 		{"invalid utf-8 declared", "<meta charset=utf-8><p>a\xff\xfeb</p>", "text/html; charset=utf-8", "a\ufffd\ufffdb", "utf-8"},
 		{"nul bytes", "<p>a\x00b</p>", "", "ab", "utf-8"},
+		{"meta iso-2022-jp, 7-bit and so valid utf-8", "<meta charset=iso-2022-jp><p>\x1b$B$3$s$K$A$O\x1b(B</p>", "", "こんにちは", "iso-2022-jp"},
+		{"meta iso-2022-jp, plain ascii", "<meta charset=iso-2022-jp><p>hello</p>", "", "hello", "iso-2022-jp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

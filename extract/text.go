@@ -11,13 +11,14 @@ import (
 
 // decode returns page as valid UTF-8 with the name of the encoding it was read in. The
 // encoding is, in order: the one a byte order mark names; the charset of contentType;
-// UTF-8 when the whole page is valid UTF-8; the one a <meta> tag in the first 1024 bytes
-// declares; windows-1252. Bytes that are invalid in the encoding become U+FFFD.
+// UTF-8 when the whole page is valid UTF-8 (unless a <meta> tag declares ISO-2022-JP);
+// the one a <meta> tag in the first 1024 bytes declares; windows-1252. Bytes that are invalid in the encoding become U+FFFD.
 func decode(page []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
-	if !certain && utf8.Valid(page) {
+	if !certain && name != "iso-2022-jp" && utf8.Valid(page) {
 		// A page mislabelled by its <meta> tag, or whose first 1024 bytes are ASCII, is
-		// far more often UTF-8 than a legacy text that happens to be valid UTF-8.
+		// far more often UTF-8 than a legacy text that happens to be valid UTF-8. But
+		// ISO-2022-JP is all 7-bit bytes, always valid UTF-8: its declaration stands.
 		enc, name = encoding.Nop, "utf-8"
 	}
 	var s string
