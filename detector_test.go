@@ -449,6 +449,11 @@ func TestFingerprintMethods(t *testing.T) {
 	if _, err := f.Fingerprint(Document{ID: "p", HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
 		t.Errorf("over MaxBytes: %v", err)
 	}
+	// A PDF served as a page has no text to fingerprint, not mojibake.
+	f, _ = NewFingerprinter(Options{})
+	if _, err := f.Fingerprint(Document{ID: "p", HTML: []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrBinary) {
+		t.Errorf("a PDF: %v", err)
+	}
 }
 
 func TestFingerprintSkips(t *testing.T) {

@@ -57,7 +57,7 @@
 //		URL:         pageURL,
 //	})
 //	if err != nil {
-//		return err // ErrTooLarge, ErrTooDeep or ErrTimeout
+//		return err // ErrTooLarge, ErrBinary, ErrTooDeep or ErrTimeout
 //	}
 //	fmt.Println(r.Title, r.Date, r.Method)
 //	key := sha256.Sum256([]byte(r.Text)) // the same article gives the same text
@@ -66,6 +66,18 @@
 //
 //   - Size: a page over Options.MaxBytes (default 8 MiB) is refused with ErrTooLarge
 //     before any work. Nothing is truncated.
+//   - Binary content: a PDF, an image, an archive, audio, video or a font served as a
+//     page is refused with ErrBinary, by both Extract and VisibleText, rather than read
+//     as windows-1252 mojibake. The first 512 bytes decide, sniffed as the WHATWG MIME
+//     Sniffing standard does (net/http.DetectContentType): a page that starts as HTML,
+//     XML or text with a byte order mark is text; one that starts as a PDF or
+//     PostScript file is not; one that starts as an image, audio, video, font or
+//     archive is not if those bytes also hold a control byte that text never uses
+//     (the standard's binary data bytes: NUL, and the others except tab, line feed,
+//     form feed, carriage return and escape). Otherwise ErrBinary needs at least two
+//     such bytes, and at least 1 in 16 of the 512 (random or compressed bytes have 1 in
+//     10), so a stray NUL in a text page is let through; and none when
+//     Options.ContentType declares UTF-16, whose ASCII characters hold NULs.
 //   - Depth: a page whose elements nest deeper than Options.MaxDepth (default and
 //     maximum 512, the parser's own limit) is refused with ErrTooDeep, unless the deep
 //     part lies inside an element removed before extraction (see How). Deep nesting is the

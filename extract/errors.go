@@ -6,6 +6,11 @@ import "errors"
 // MaxBytes, or cut the page before calling. Test for it with errors.Is.
 var ErrTooLarge = errors.New("extract: page too large")
 
+// ErrBinary reports a page that is not text: an image, a PDF, an archive, audio, video
+// or a font served as a page, or bytes that no text holds. Nothing was extracted; see
+// the package Limits for how a page is told apart. Test for it with errors.Is.
+var ErrBinary = errors.New("extract: binary content, not a page")
+
 // ErrTooDeep reports a page whose elements nest deeper than Options.MaxDepth (at most
 // 512, the HTML parser's own limit). Nothing was extracted: deep nesting is how hostile
 // pages make tree-walking extractors slow. VisibleText builds no tree and still reads

@@ -70,15 +70,21 @@ type Options struct {
 	NoFallback bool
 }
 
-func (o *Options) checkSize(n int) error {
+// read checks page against the size limit and for binary content (ErrTooLarge,
+// ErrBinary), then decodes it: its text, valid UTF-8, and the name of its encoding.
+func (o *Options) read(page []byte) (s, name string, err error) {
 	maxBytes := o.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	if n > maxBytes {
-		return fmt.Errorf("%w: %d bytes, more than the limit of %d; raise MaxBytes (--max-bytes) to read it", ErrTooLarge, n, maxBytes)
+	if len(page) > maxBytes {
+		return "", "", fmt.Errorf("%w: %d bytes, more than the limit of %d; raise MaxBytes (--max-bytes) to read it", ErrTooLarge, len(page), maxBytes)
 	}
-	return nil
+	if err := checkBinary(page, o.ContentType); err != nil {
+		return "", "", err
+	}
+	s, name = decode(page, o.ContentType)
+	return s, name, nil
 }
 
 // Result is what Extract finds in a page. Every string is valid UTF-8 and normalized:
@@ -103,17 +109,17 @@ type Result struct {
 // page's visible text when the extractor finds less than 100 characters (unless
 // opts.NoFallback).
 //
-// Its errors are ErrTooLarge, ErrTooDeep and ErrTimeout, wrapped with the figures; a page
-// that is not HTML, or broken HTML, is read as a browser would read it. Extract does not
-// keep page after it returns, even on ErrTimeout. It is safe for concurrent use. Its cost
-// is a few milliseconds for a typical article page and grows about linearly with the
-// page's size; see the package Caveats for ErrTimeout.
+// Its errors are ErrTooLarge, ErrBinary, ErrTooDeep and ErrTimeout, wrapped with the
+// figures; a text page that is not HTML, or broken HTML, is read as a browser would read
+// it. Extract does not keep page after it returns, even on ErrTimeout. It is safe for
+// concurrent use. Its cost is a few milliseconds for a typical article page and grows
+// about linearly with the page's size; see the package Caveats for ErrTimeout.
 func Extract(page []byte, opts Options) (Result, error) {
 	start := time.Now()
-	if err := opts.checkSize(len(page)); err != nil {
+	s, name, err := opts.read(page) // s is a copy: the worker below never sees page
+	if err != nil {
 		return Result{}, err
 	}
-	s, name := decode(page, opts.ContentType) // a copy: the worker below never sees page
 	if opts.Timeout < 0 {
 		r, err := extract(s, &opts, time.Time{})
 		r.Charset = name

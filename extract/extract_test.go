@@ -1,7 +1,12 @@
 package extract_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"image"
+	imagepng "image/png"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +193,63 @@ func TestExtractLimits(t *testing.T) {
 	}
 	if _, err := extract.VisibleText(big, extract.Options{MaxBytes: 1000}); !errors.Is(err, extract.ErrTooLarge) {
 		t.Errorf("VisibleText over MaxBytes: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestExtractBinary(t *testing.T) {
+	var png bytes.Buffer
+	if err := imagepng.Encode(&png, image.NewGray(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(article))
+	zw.Close()
+	random := make([]byte, 4096)
+	rand.NewChaCha8([32]byte{1}).Read(random)
+	utf16 := func(s string) string {
+		u, err := unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewEncoder().String(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	tests := []struct {
+		name, page, contentType string
+		binary                  bool
+		text                    string // the visible text when not binary
+	}{
+		{"png", png.String(), "", true, ""},
+		{"pdf", "%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n", "text/html", true, ""},
+		{"gzip", gz.String(), "", true, ""},
+		{"random bytes", string(random), "", true, ""},
+		{"utf-16 without a bom, undeclared", utf16("<p>naïve text</p>"), "", true, ""},
+		{"utf-16 without a bom, declared", utf16("<p>naïve text</p>"), "text/html; charset=utf-16le", false, "naïve text"},
+		{"html with nul bytes", "<html><body>" + strings.Repeat("\x00", 100) + "<p>kept</p>", "", false, "kept"},
+		{"text starting as a bmp's signature", "BMW builds cars in Munich.", "", false, "BMW builds cars in Munich."},
+		{"text starting as an mp3's signature", "ID3 tags name the song.", "", false, "ID3 tags name the song."},
+		{"a stray nul", "<meta charset=utf-8>a page with one \x00 in it", "", false, "a page with one in it"},
+		{"legacy bytes", "<meta charset=koi8-r><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>", "", false, "Привет"},
+		{"escape of iso-2022-jp", "<meta charset=iso-2022-jp><p>\x1b$B$3$s$K$A$O\x1b(B</p>", "", false, "こんにちは"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := extract.Options{ContentType: tt.contentType}
+			_, err := extract.Extract([]byte(tt.page), opts)
+			text, verr := extract.VisibleText([]byte(tt.page), opts)
+			if !tt.binary {
+				if err != nil || verr != nil || text != tt.text {
+					t.Fatalf("Extract: %v; VisibleText = %q, %v; want %q", err, text, verr, tt.text)
+				}
+				return
+			}
+			if !errors.Is(err, extract.ErrBinary) || !errors.Is(verr, extract.ErrBinary) {
+				t.Fatalf("Extract: %v; VisibleText: %v; want ErrBinary", err, verr)
+			}
+			if !strings.HasPrefix(err.Error(), "extract: binary content") {
+				t.Errorf("error %q does not say what it is", err)
+			}
+		})
 	}
 }
 

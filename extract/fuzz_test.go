@@ -11,10 +11,11 @@ import (
 )
 
 // FuzzExtract feeds arbitrary bytes to Extract and VisibleText. Neither may panic; the
-// only errors are the limits'; every text is valid UTF-8 and normalized; the same page
-// gives the same text. The seed corpus in testdata/fuzz/FuzzExtract holds hostile pages:
-// unclosed tags, deep nesting, a huge attribute, invalid UTF-8, NUL bytes, legacy and
-// bogus charset declarations, UTF-16 with a BOM.
+// only errors are the limits' and ErrBinary, which both give for the same pages; every
+// text is valid UTF-8 and normalized; the same page gives the same text. The seed corpus
+// in testdata/fuzz/FuzzExtract holds hostile pages: unclosed tags, deep nesting, a huge
+// attribute, invalid UTF-8, NUL bytes, legacy and bogus charset declarations, UTF-16
+// with a BOM and UTF-16 declared by the header without one, a PNG image.
 func FuzzExtract(f *testing.F) {
 	f.Add([]byte(article), "")
 	f.Add([]byte("<meta charset=koi8-r><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>"), "text/html; charset=koi8-r")
@@ -22,7 +23,7 @@ func FuzzExtract(f *testing.F) {
 		opts := extract.Options{ContentType: contentType, MaxBytes: 1 << 20}
 		r, err := extract.Extract(page, opts)
 		switch {
-		case errors.Is(err, extract.ErrTooLarge), errors.Is(err, extract.ErrTooDeep), errors.Is(err, extract.ErrTimeout):
+		case errors.Is(err, extract.ErrTooLarge), errors.Is(err, extract.ErrBinary), errors.Is(err, extract.ErrTooDeep), errors.Is(err, extract.ErrTimeout):
 		case err != nil:
 			t.Fatalf("Extract: unexpected error %v", err)
 		default:
@@ -36,9 +37,13 @@ func FuzzExtract(f *testing.F) {
 				t.Errorf("Extract is not deterministic: %q, then %q", r.Text, again.Text)
 			}
 		}
+		binary := errors.Is(err, extract.ErrBinary)
 		text, err := extract.VisibleText(page, opts)
-		if err != nil && !errors.Is(err, extract.ErrTooLarge) {
+		if err != nil && !errors.Is(err, extract.ErrTooLarge) && !errors.Is(err, extract.ErrBinary) {
 			t.Fatalf("VisibleText: unexpected error %v", err)
+		}
+		if errors.Is(err, extract.ErrBinary) != binary && !errors.Is(err, extract.ErrTooLarge) {
+			t.Fatalf("VisibleText's ErrBinary is %v, Extract's %v", !binary, binary)
 		}
 		checkNormalized(t, "VisibleText", text)
 	})

@@ -16,13 +16,13 @@ import (
 //
 // VisibleText reads the page in one pass of the HTML tokenizer, building no tree, so
 // its time is linear in the page's size and nesting cannot slow it: of opts it uses only
-// MaxBytes (ErrTooLarge is its only error) and ContentType; MaxDepth and Timeout do not
-// apply. It does not keep page, and is safe for concurrent use.
+// MaxBytes and ContentType, and its only errors are ErrTooLarge and ErrBinary; MaxDepth
+// and Timeout do not apply. It does not keep page, and is safe for concurrent use.
 func VisibleText(page []byte, opts Options) (string, error) {
-	if err := opts.checkSize(len(page)); err != nil {
+	s, _, err := opts.read(page)
+	if err != nil {
 		return "", err
 	}
-	s, _ := decode(page, opts.ContentType)
 	text, _ := visibleText(s)
 	return text, nil
 }

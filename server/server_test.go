@@ -362,6 +362,11 @@ func TestHostile(t *testing.T) {
 	wantError(t, "unknown field", code, body, 400, "invalid_json")
 	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"text":"x"}`)
 	wantError(t, "no id", code, body, 400, "invalid_document")
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", `{"id":"a","html":"\u0000\u0001\u0002\u0003 binary \u0004\u0005\u0006"}`)
+	wantError(t, "binary html", code, body, 400, "invalid_document")
+	if !strings.Contains(string(body), "binary content") {
+		t.Errorf("binary html: %s does not say why", body)
+	}
 	code, body, _ = call(t, ts, "GET", "/?a=%zz", "", "")
 	if code != 400 {
 		t.Errorf("bad form: %d %s", code, body)
