@@ -19,8 +19,8 @@
 //   - WARC: WARC 1.0 or 1.1 (ISO 28500), plain or gzip, one member per record (the norm)
 //     or a whole file gzipped. A response record holding an HTTP response with a 2xx
 //     status and an HTML Content-Type (text/html, application/xhtml+xml, or none) is a
-//     document: Record.HTML is the HTTP body with Transfer-Encoding chunked and
-//     Content-Encoding gzip undone, Record.ContentType the HTTP Content-Type, so that
+//     document: Record.HTML is the HTTP body with Transfer-Encoding chunked and its
+//     Content-Encoding (gzip, deflate, br or zstd) undone, Record.ContentType the HTTP Content-Type, so that
 //     extraction decodes the page's character set. A resource record with an HTML
 //     Content-Type is a document too (a page archived without HTTP). Every other record
 //     (warcinfo, request, metadata, revisit, conversion, continuation, responses that
@@ -87,7 +87,8 @@
 //
 //   - Options.MaxRecordBytes (default 16 MiB) bounds a JSONL line, a Dir file and a WARC
 //     record (its header and its block), and each again once decompressed (an HTTP body
-//     with Content-Encoding gzip included). A larger one is a bad record (ErrTooLarge).
+//     with a Content-Encoding included). A larger one is a bad record (ErrTooLarge;
+//     ErrEncoding too for an HTTP body).
 //   - Decompression bombs: for one line or record the reader decompresses at most
 //     MaxRecordBytes plus its 64 KiB buffer. In a plain file an oversized line or record
 //     is skipped and reading goes on; in a compressed file it can only be skipped by
@@ -118,7 +119,8 @@
 //     read their HTML responses from a filtered copy.
 //   - Segmented WARC records (continuation) are not reassembled, and revisit records
 //     (deduplicated by the crawler) are skipped, not resolved to the record they repeat.
-//   - HTTP bodies with Content-Encoding other than gzip (br, deflate, zstd) are bad
+//   - HTTP bodies with a Content-Encoding other than gzip, deflate (zlib, or raw
+//     deflate as some servers send it), br and zstd, or with more than one, are bad
 //     records (ErrEncoding); so are truncated chunked bodies (a crawler's length limit).
 //   - JSON strings are unescaped, then checked to be UTF-8; a lone surrogate escape
 //     ("\ud800", which is not a character) is kept as those six characters, where

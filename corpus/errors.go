@@ -33,7 +33,9 @@ var (
 	// first one is read; later ones are bad records. Test for it with errors.Is.
 	ErrDuplicateID = errors.New("corpus: duplicate id")
 
-	// ErrEncoding reports a WARC response whose HTTP Content-Encoding is neither
-	// identity nor gzip, or whose gzip body does not decode. Test for it with errors.Is.
+	// ErrEncoding reports a WARC response whose HTTP Content-Encoding is not one of
+	// identity, gzip, deflate, br and zstd, or whose body does not decode, or decodes
+	// to more than MaxRecordBytes (then the error wraps ErrTooLarge too). Test for it
+	// with errors.Is.
 	ErrEncoding = errors.New("corpus: unsupported or corrupt content encoding")
 )

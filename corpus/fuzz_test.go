@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
@@ -116,6 +117,10 @@ func FuzzHTTP(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
 	f.Add([]byte("HTTP/1.0 301\nLocation: /\nContent-Encoding: gzip\n\n\x1f\x8b"))
 	f.Add([]byte("HTTP/2 200\r\nbroken header\r\n\r\nbody"))
+	for _, c := range []string{"deflate", "raw deflate", "br", "zstd"} {
+		header := strings.TrimPrefix(c, "raw ")
+		f.Add(append([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: "+header+"\r\n\r\n"), encode(f, c, []byte("<p>a page</p>"))...))
+	}
 	f.Fuzz(func(t *testing.T, block []byte) {
 		const max = 1 << 12
 		r, err := parseHTTP(block, max)

@@ -1,27 +1,27 @@
 package corpus
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"mime"
 	"net/http/httputil"
 	"strconv"
 	"strings"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // httpResponse is what a document needs of an HTTP response stored in a WARC record.
 type httpResponse struct {
 	status      int
 	contentType string // the Content-Type header, as sent
-	body        []byte // with Transfer-Encoding chunked and Content-Encoding gzip undone
+	body        []byte // with Transfer-Encoding chunked and the Content-Encoding undone
 }
 
 // parseHTTP parses block, an HTTP/1.x response as a WARC response record stores it: the
 // status line, header fields up to an empty line, and the body. The status line must be
 // well formed; header lines without a colon are ignored, as browsers ignore them. The
-// chunked transfer coding and the gzip content coding are undone, the body growing to at
-// most max bytes. The body may share memory with block.
+// chunked transfer coding and the content codings gzip, deflate, br and zstd are undone,
+// the body growing to at most max bytes. The body may share memory with block.
 func parseHTTP(block []byte, max int) (httpResponse, error) {
 	var r httpResponse
 	line, rest, ok := cutLine(block)
@@ -64,22 +64,34 @@ func parseHTTP(block []byte, max int) (httpResponse, error) {
 		}
 		r.body = body
 	}
-	switch ce {
-	case "", "identity":
-	case "gzip", "x-gzip":
-		z, err := gzip.NewReader(bytes.NewReader(r.body))
-		if err != nil {
-			return r, badf(ErrEncoding, "gzip body: %v", err)
-		}
-		body, err := readLimited(z, max, " once decompressed")
-		if err != nil {
-			return r, badf(ErrEncoding, "gzip body: %v", err)
-		}
-		r.body = body
-	default:
-		return r, badf(ErrEncoding, "Content-Encoding %q; only gzip is decoded", ce)
+	c, ok := contentCodings[ce]
+	if !ok {
+		return r, badf(ErrEncoding, "Content-Encoding %q; only gzip, deflate, br and zstd are decoded", ce)
 	}
+	if c == plain {
+		return r, nil
+	}
+	z, release, err := decompress(bufio.NewReader(bytes.NewReader(r.body)), c)
+	if err != nil {
+		return r, badf(ErrEncoding, "%s body: %v", ce, err)
+	}
+	defer release()
+	body, err := readLimited(z, max, " once decompressed")
+	if err != nil {
+		// Both sentinels: the coding's, and ErrTooLarge's or ErrTruncated's.
+		return r, fmt.Errorf("%w: %s body: %w", ErrEncoding, ce, err)
+	}
+	r.body = body
 	return r, nil
+}
+
+// contentCodings are the HTTP Content-Encodings parseHTTP undoes, lower case.
+var contentCodings = map[string]compression{
+	"": plain, "identity": plain,
+	"gzip": gzipped, "x-gzip": gzipped,
+	"deflate": deflated,
+	"br":      brotlied,
+	"zstd":    zstded,
 }
 
 // parseStatusLine returns the status code of "HTTP/1.1 200 OK" (the reason is optional).

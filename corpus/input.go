@@ -7,17 +7,23 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 )
 
-// compression is how a file is compressed, told by its magic bytes.
+// compression is how a file is compressed, told by its magic bytes, or how an HTTP
+// body is, told by its Content-Encoding.
 type compression int
 
 const (
 	plain compression = iota
 	gzipped
 	zstded
+	deflated // HTTP only: zlib, or raw deflate as some servers send it
+	brotlied // HTTP only: br
 )
 
 var (
@@ -46,6 +52,22 @@ const maxWindow = 128 << 20
 // stream. A corrupt or truncated stream reads as an error other than io.EOF.
 func decompress(br *bufio.Reader, c compression) (io.Reader, func(), error) {
 	switch c {
+	case deflated:
+		// RFC 9110's deflate is the zlib format, but some servers send raw deflate, and
+		// browsers read both: a zlib stream starts with a header whose first byte names
+		// deflate (method 8) and whose two bytes are a multiple of 31.
+		if h, _ := br.Peek(2); len(h) == 2 && h[0]&0x0f == 8 && (uint(h[0])<<8|uint(h[1]))%31 == 0 {
+			z, err := zlib.NewReader(br)
+			if err != nil {
+				return nil, nil, err
+			}
+			return z, func() { z.Close() }, nil
+		}
+		z := flate.NewReader(br)
+		return z, func() { z.Close() }, nil
+	case brotlied:
+		// Brotli's window is at most 16 MiB, so its memory is bounded.
+		return brotli.NewReader(br), func() {}, nil
 	case gzipped:
 		z, err := gzip.NewReader(br)
 		if err != nil {

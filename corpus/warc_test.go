@@ -182,3 +182,16 @@ func TestWARCWholeGzip(t *testing.T) {
 		t.Errorf("copy: %v, %v", back, bad)
 	}
 }
+
+// TestWARCContentEncoding reads a response sent with Content-Encoding zstd: the record's
+// HTML is the page, decoded.
+func TestWARCContentEncoding(t *testing.T) {
+	page := []byte("<p>A page a server sent compressed with zstd.</p>")
+	http := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: zstd\r\n\r\n"), zstdBytes(page)...)
+	path := filepath.Join(t.TempDir(), "in.warc")
+	writeFile(t, path, warcRecord("response", "urn:uuid:z", "WARC-Target-URI: http://z/\r\nContent-Type: application/http; msgtype=response\r\n", http))
+	recs, bad, _ := readAll(t, []string{path}, corpus.Options{Format: corpus.WARC})
+	if len(recs) != 1 || len(bad) != 0 || !bytes.Equal(recs[0].HTML, page) {
+		t.Fatalf("records %+v, bad %v; want the page decoded", recs, bad)
+	}
+}
