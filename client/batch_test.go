@@ -13,15 +13,15 @@ import (
 )
 
 // corpus returns n documents with exact and near copies among them and, at the given
-// positions, one without an id (the service refuses it) and one with Latin-1 HTML (the
-// client refuses it).
+// positions, one without an id (the service refuses it) and one with Latin-1 text (the
+// client refuses it: only HTML travels in any charset).
 func corpus(n int, noID, latin1 int) []neardup.Document {
 	docs := make([]neardup.Document, n)
 	for i := range docs {
 		docs[i] = article(fmt.Sprint("d", i), fmt.Sprintf("http://example.com/%d", i%(n/2)), i%(n/3))
 	}
 	docs[noID].ID = ""
-	docs[latin1] = neardup.Document{ID: "latin1", HTML: []byte("<p>caf\xe9</p>")}
+	docs[latin1] = neardup.Document{ID: "latin1", Text: "caf\xe9"}
 	return docs
 }
 

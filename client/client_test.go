@@ -7,12 +7,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
 )
 
 // fast are options that keep retry tests quick.
@@ -130,12 +134,11 @@ func TestAddCheckGetDelete(t *testing.T) {
 func TestNotUTF8(t *testing.T) {
 	f := newFake(t, neardup.Options{})
 	c := newClient(t, f, Options{})
-	latin1 := []byte("<p>caf\xe9</p>")
 	for _, doc := range []neardup.Document{
-		{ID: "h", HTML: latin1},
 		{ID: "t", Text: "caf\xe9"},
 		{ID: "\xff", Text: "x"},
 		{ID: "u", URL: "http://example.com/\xe9", Text: "x"},
+		{ID: "c", HTML: []byte("<p>café</p>"), ContentType: "text/html; charset=\xe9"},
 	} {
 		_, err := c.Add(context.Background(), doc)
 		if !errors.Is(err, ErrNotUTF8) {
@@ -145,10 +148,36 @@ func TestNotUTF8(t *testing.T) {
 	if f.requests.Load() != 0 {
 		t.Errorf("%d requests sent for documents that cannot be encoded", f.requests.Load())
 	}
-	// Transcoded, it goes through.
-	v, err := c.Add(context.Background(), neardup.Document{ID: "h", HTML: []byte("<p>café</p>"), ContentType: "text/html; charset=utf-8"})
-	if err != nil || !v.Added {
-		t.Errorf("UTF-8 HTML: %+v %v", v, err)
+}
+
+// TestHTMLNotUTF8 sends a page in Latin-1 to the real service: it travels unchanged (as
+// html_base64), so the service's verdict is a local detector's, and the same page in
+// UTF-8 is an exact duplicate of its text.
+func TestHTMLNotUTF8(t *testing.T) {
+	c := newService(t, server.Config{}, nil).client(t, Options{})
+	words := strings.Repeat("Un café crème à la terrasse, près de la fenêtre, où l'été dure longtemps. ", 20)
+	latin1, err := charmap.ISO8859_1.NewEncoder().String("<meta charset=iso-8859-1><p>" + words + "</p>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	doc := neardup.Document{ID: "latin1", HTML: []byte(latin1)}
+	local, _ := neardup.NewDetector(neardup.Options{})
+	want, err := local.Check(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.Add(ctx, doc)
+	if err != nil || !reflect.DeepEqual(v, want) {
+		t.Fatalf("Add: %+v, %v; want the local detector's %+v", v, err, want)
+	}
+	v, err = c.Add(ctx, neardup.Document{ID: "utf8", HTML: []byte("<meta charset=utf-8><p>" + words + "</p>")})
+	if err != nil || v.Kind != neardup.ExactDuplicate || len(v.Matches) != 1 || v.Matches[0].ID != "latin1" || v.Matches[0].Level != neardup.LevelText {
+		t.Errorf("the page in UTF-8: %+v, %v; want an exact duplicate of its text", v, err)
+	}
+	results, err := c.AddBatch(ctx, []neardup.Document{{ID: "latin1-again", HTML: []byte(latin1)}})
+	if err != nil || results[0].Err != nil || results[0].Verdict.Kind != neardup.ExactDuplicate || results[0].Verdict.Matches[0].Level != neardup.LevelRaw {
+		t.Errorf("the Latin-1 page again, in a batch: %+v, %v; want an exact duplicate of its bytes", results, err)
 	}
 }
 

@@ -68,11 +68,11 @@
 // # Caveats
 //
 // HTML that is not valid UTF-8 (a page in Latin-1, Shift JIS, ...) cannot go through a
-// JSON string without its bytes being replaced, which would change its fingerprints; the
-// client refuses such a document with an error wrapping ErrNotUTF8 rather than send it
-// mangled. Transcode the page to UTF-8 (golang.org/x/net/html/charset) and set its
-// ContentType to "text/html; charset=utf-8". Its raw-bytes hash is then that of the
-// transcoded page.
+// JSON string without its bytes being replaced, which would change its fingerprints, so
+// the client sends such a page's bytes unchanged, in base64 (the html_base64 field; a
+// service older than that field answers 400 invalid_json). Give the page as fetched,
+// with its Content-Type: the service decodes its charset as Screen does, and both hash
+// the same raw bytes. Text, ID, URL and ContentType must be UTF-8 (ErrNotUTF8).
 //
 // A request whose answer is lost (a connection reset after the service applied it) is
 // sent again. Every call is safe to repeat, but a repeated Add or Delete answers

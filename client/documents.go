@@ -22,13 +22,16 @@ type wireDocument struct {
 	ID          string  `json:"id"`
 	URL         string  `json:"url,omitempty"`
 	HTML        string  `json:"html,omitempty"`
+	HTMLBase64  []byte  `json:"html_base64,omitempty"` // HTML that is not UTF-8, as base64
 	Text        string  `json:"text,omitempty"`
 	ContentType string  `json:"content_type,omitempty"`
 	Priority    float64 `json:"priority,omitempty"`
 	FetchTime   string  `json:"fetch_time,omitempty"`
 }
 
-// encode returns the document's wire form, or an error wrapping ErrNotUTF8.
+// encode returns the document's wire form, or an error wrapping ErrNotUTF8. HTML in
+// UTF-8 travels as a JSON string; other HTML (a page in Latin-1, Shift JIS...) as its
+// bytes in base64, which a JSON string could not carry unchanged.
 func encode(doc *neardup.Document) (wireDocument, error) {
 	for _, f := range []struct{ name, s string }{
 		{"ID", doc.ID}, {"URL", doc.URL}, {"Text", doc.Text}, {"ContentType", doc.ContentType},
@@ -37,12 +40,14 @@ func encode(doc *neardup.Document) (wireDocument, error) {
 			return wireDocument{}, fmt.Errorf("%w: %s of document %q", ErrNotUTF8, f.name, doc.ID)
 		}
 	}
-	if !utf8.Valid(doc.HTML) {
-		return wireDocument{}, fmt.Errorf("%w: HTML of document %q: transcode it to UTF-8 and set ContentType to \"text/html; charset=utf-8\"", ErrNotUTF8, doc.ID)
-	}
 	w := wireDocument{
-		ID: doc.ID, URL: doc.URL, HTML: string(doc.HTML), Text: doc.Text,
+		ID: doc.ID, URL: doc.URL, Text: doc.Text,
 		ContentType: doc.ContentType, Priority: doc.Priority,
+	}
+	if utf8.Valid(doc.HTML) {
+		w.HTML = string(doc.HTML)
+	} else {
+		w.HTMLBase64 = doc.HTML
 	}
 	if !doc.FetchTime.IsZero() {
 		w.FetchTime = doc.FetchTime.Format(time.RFC3339Nano)

@@ -6,11 +6,10 @@ import (
 	"net/http"
 )
 
-// ErrNotUTF8 is wrapped by the error for a document whose HTML, Text, ID, URL or
-// ContentType is not valid UTF-8: the wire format carries them as JSON strings, which
-// cannot hold other bytes without replacing them, and a replaced byte would change the
-// document's fingerprints. Transcode such a page to UTF-8 first and say so in its
-// ContentType ("text/html; charset=utf-8"); see the package documentation.
+// ErrNotUTF8 is wrapped by the error for a document whose Text, ID, URL or ContentType
+// is not valid UTF-8: the wire format carries them as JSON strings, which cannot hold
+// other bytes without replacing them, and a replaced byte would change the document's
+// fingerprints. HTML in any charset is sent unchanged (see the package documentation).
 var ErrNotUTF8 = errors.New("client: document is not valid UTF-8")
 
 // APIError is a response from the service, or from a proxy in front of it, with a

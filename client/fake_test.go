@@ -117,6 +117,9 @@ func decodeDocument(raw json.RawMessage) (neardup.Document, error) {
 	if w.HTML != "" {
 		doc.HTML = []byte(w.HTML)
 	}
+	if w.HTMLBase64 != nil {
+		doc.HTML = w.HTMLBase64
+	}
 	if w.FetchTime != "" {
 		t, err := time.Parse(time.RFC3339, w.FetchTime)
 		if err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -41,6 +42,7 @@ type documentJSON struct {
 	ID          string  `json:"id"`
 	URL         string  `json:"url"`
 	HTML        string  `json:"html"`
+	HTMLBase64  string  `json:"html_base64"` // the page's bytes, for a page not in UTF-8
 	Text        string  `json:"text"`
 	ContentType string  `json:"content_type"`
 	Priority    float64 `json:"priority"`
@@ -104,7 +106,7 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 // the value.
 func decodeStrict(body []byte, v any) error {
 	if !utf8.Valid(body) {
-		return errorf(http.StatusBadRequest, "invalid_json", "the body is not valid UTF-8; send JSON in UTF-8 (HTML in another charset must be decoded first)")
+		return errorf(http.StatusBadRequest, "invalid_json", "the body is not valid UTF-8; send JSON in UTF-8 (send a page in another charset as html_base64)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -199,8 +201,8 @@ func (dj *documentJSON) field(key []byte) *string {
 	for _, f := range [...]struct {
 		name string
 		p    *string
-	}{{"id", &dj.ID}, {"url", &dj.URL}, {"html", &dj.HTML}, {"text", &dj.Text},
-		{"content_type", &dj.ContentType}, {"fetch_time", &dj.FetchTime}} {
+	}{{"id", &dj.ID}, {"url", &dj.URL}, {"html", &dj.HTML}, {"html_base64", &dj.HTMLBase64},
+		{"text", &dj.Text}, {"content_type", &dj.ContentType}, {"fetch_time", &dj.FetchTime}} {
 		if asciiEqualFold(key, f.name) {
 			return f.p
 		}
@@ -252,10 +254,19 @@ func (dj *documentJSON) document() (neardup.Document, error) {
 		return bad("id of %d bytes: use at most %d", len(dj.ID), maxIDBytes)
 	case dj.HTML != "" && dj.Text != "":
 		return bad("%s: both html and text: give one", strconv.Quote(dj.ID))
+	case dj.HTMLBase64 != "" && (dj.HTML != "" || dj.Text != ""):
+		return bad("%s: html_base64 and html or text: give one", strconv.Quote(dj.ID))
 	}
 	doc := neardup.Document{ID: dj.ID, URL: dj.URL, Text: dj.Text, ContentType: dj.ContentType, Priority: dj.Priority}
 	if dj.HTML != "" {
 		doc.HTML = []byte(dj.HTML)
+	}
+	if dj.HTMLBase64 != "" {
+		page, err := base64.StdEncoding.DecodeString(dj.HTMLBase64)
+		if err != nil {
+			return bad("%s: html_base64 is not standard base64 with padding (RFC 4648 section 4): %v", strconv.Quote(dj.ID), err)
+		}
+		doc.HTML = page
 	}
 	if dj.FetchTime != "" {
 		t, err := time.Parse(time.RFC3339Nano, dj.FetchTime)

@@ -13,6 +13,8 @@ import (
 var fuzzSeeds = []string{
 	`{"id":"a","url":"http://example.com/","text":"hello world","priority":1.5,"fetch_time":"2024-05-01T12:00:00Z"}`,
 	`{"id":"a","html":"<p>hi</p>","content_type":"text/html; charset=utf-8"}`,
+	`{"id":"a","html_base64":"PG1ldGEgY2hhcnNldD1zaGlmdF9qaXM+PHA+k/qWe4zqPC9wPg==","content_type":"text/html; charset=shift_jis"}`,
+	`{"id":"a","html_base64":"PHA+eDwvcD4"}`, `{"id":"a","html_base64":"PHA+eDwvcD4=","text":"x"}`,
 	`{"documents":[{"id":"a","text":"x"},{"id":""}],"add":false}`,
 	`{"simhash":"0123456789abcdef","minhash":"0100000002000000"}`,
 	`{"queries":[{"simhash":"0123456789abcdef"},{"minhash":"0100000002000000"},{"simhash":"xyz"},{},null,1]}`,
@@ -56,7 +58,7 @@ var documentJSONSeeds = []string{
 	`{"id":"a","priority":4.9e-324}`, `{"id":"a","priority":1.7976931348623157e308}`,
 	`{"id":"\u00e9\n\t\"\\\/\b\f\r","text":"\ud83d\ude00 \ud83d x \\ud800"}`,
 	"{\"\u212a\":1,\"id\":\"a\"}", `{"\u0069d":"a"}`, "{\"\u0131d\":\"a\"}", `{"id":"a","text":"x\u0000y"}`,
-	`{"id":"a","html":{"x":1}}`, `{"id":"a"} `, ` {"id":"a"}x`, "{\"id\":\"a\tb\"}", `{"id":"a","text":"` + "\x01" + `"}`,
+	`{"id":"a","html":{"x":1}}`, `{"HTML_Base64":"PHA+eDwvcD4=","id":"a"}`, `{"id":"a"} `, ` {"id":"a"}x`, "{\"id\":\"a\tb\"}", `{"id":"a","text":"` + "\x01" + `"}`,
 	`{"id":"a","bogus":null}`, `[{"id":"a"}]`, `"id"`, `{"id":"a",}`, `{"id":"a","priority":01}`,
 }
 

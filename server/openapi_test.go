@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -11,8 +13,13 @@ import (
 
 // openapiDoc is the part of the OpenAPI document the test reads.
 type openapiDoc struct {
-	OpenAPI string                                `json:"openapi"`
-	Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	OpenAPI    string                                `json:"openapi"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		Schemas map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"schemas"`
+	} `json:"components"`
 }
 
 // operation is one documented operation's responses.
@@ -91,6 +98,18 @@ func TestOpenAPI(t *testing.T) {
 		}
 		if code, body, _ := call(t, ts, tc.method, tc.path, "", tc.body); code != atoi(tc.code) {
 			t.Errorf("%s %s: %d %s, documented %s", tc.method, tc.path, code, body, tc.code)
+		}
+	}
+	// The request bodies' schemas name the fields the decoders take.
+	for name, v := range map[string]any{"Document": documentJSON{}, "FingerprintQuery": queryJSON{}, "CompareRequest": compareJSON{}} {
+		var fields []string
+		for f := range reflect.TypeOf(v).Fields() {
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			fields = append(fields, tag)
+		}
+		documented := slices.Sorted(maps.Keys(doc.Components.Schemas[name].Properties))
+		if slices.Sort(fields); !slices.Equal(documented, fields) {
+			t.Errorf("schema %s documents %q; the decoder takes %q", name, documented, fields)
 		}
 	}
 	if code, _, h := call(t, ts, "GET", "/openapi.json", "", ""); code != 200 || h.Get("Content-Type") != "application/json" {

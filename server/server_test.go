@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/text/encoding/japanese"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
@@ -321,6 +324,50 @@ func TestParseTokens(t *testing.T) {
 	}
 }
 
+// TestHTMLBase64 adds a page in Shift JIS as html_base64, then the same page in UTF-8 as
+// html: the service decoded the first from its bytes, so the second is an exact duplicate
+// of its text, not of its bytes.
+func TestHTMLBase64(t *testing.T) {
+	_, ts := start(t, Config{})
+	const page = `<html><head><meta charset="%s"><title>川の町</title></head><body><article><h1>川の町</h1>` +
+		`<p>二つの川が出会う場所に町があり、その町は二千年にわたって川とともに育ってきました。人々は橋を架け、市場を開き、祭りを続けてきました。</p>` +
+		`<p>今日、合流点の地区は美術館と事務所と住宅の街になり、かつての鉄道の操車場や倉庫の跡地に新しい建物が並んでいます。</p></article></body></html>`
+	sjis, err := japanese.ShiftJIS.NewEncoder().String(fmt.Sprintf(page, "shift_jis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string) neardup.Verdict {
+		t.Helper()
+		code, b, _ := call(t, ts, "POST", "/v1/documents", "", body)
+		var v neardup.Verdict
+		if err := json.Unmarshal(b, &v); code != 200 || err != nil {
+			t.Fatalf("%d %s", code, b)
+		}
+		return v
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(sjis))
+	if v := post(`{"id":"sjis","html_base64":"` + b64 + `"}`); v.Kind != neardup.Unique {
+		t.Fatalf("the Shift JIS page: %+v", v)
+	}
+	utf8Page, _ := json.Marshal(fmt.Sprintf(page, "utf-8"))
+	v := post(`{"id":"utf8","html":` + string(utf8Page) + `}`)
+	if v.Kind != neardup.ExactDuplicate || len(v.Matches) != 1 || v.Matches[0].ID != "sjis" || v.Matches[0].Level != neardup.LevelText {
+		t.Errorf("the same page in UTF-8: %+v; want an exact duplicate of sjis by its text", v)
+	}
+	for _, tc := range []struct{ body, message string }{
+		{`{"id":"a","html_base64":"not base64!"}`, "html_base64 is not standard base64"},
+		{`{"id":"a","html_base64":"PHA+eDwvcD4"}`, "html_base64 is not standard base64"}, // unpadded
+		{`{"id":"a","html_base64":"PHA+eDwvcD4=","html":"<p>x</p>"}`, "html_base64 and html or text: give one"},
+		{`{"id":"a","html_base64":"PHA+eDwvcD4=","text":"x"}`, "html_base64 and html or text: give one"},
+	} {
+		code, body, _ := call(t, ts, "POST", "/v1/documents", "", tc.body)
+		wantError(t, tc.body, code, body, 400, "invalid_document")
+		if !strings.Contains(string(body), tc.message) {
+			t.Errorf("%s: %s does not say %q", tc.body, body, tc.message)
+		}
+	}
+}
+
 // TestHostile sends bodies and requests no client should, and checks that each gets a
 // 4xx and that the server answers normally afterwards.
 func TestHostile(t *testing.T) {
@@ -329,6 +376,7 @@ func TestHostile(t *testing.T) {
 		"", "null", "[]", "{", `{"id":1}`, `{"id":"a","text":"\xff\xfe"}`, `{"id":"a","extra":1}`,
 		`{"id":"a"} {"id":"b"}`, `{"id":"a","fetch_time":"2024-13-45"}`, `{"id":"` + strings.Repeat("x", 2000) + `"}`,
 		`{"id":"a","html":"<p>x</p>","text":"x"}`, `{"id":"a","url":"http://[::1"}`, `{"id":"a","priority":"high"}`,
+		`{"id":"a","html_base64":"not base64!"}`, `{"id":"a","html_base64":"PHA+eDwvcD4=","html":"<p>x</p>"}`,
 		strings.Repeat("[", 5000), `{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}`, "\x00\x01\x02",
 		`{"documents":"x"}`, `{"documents":[1,2]}`, `{"simhash":"xyz"}`, `{"simhash":"0123456789abcdeg"}`, `{"minhash":"abc"}`,
 		`{"simhash":"-123456789abcdef"}`, `{"a":1}`, `{}`,
