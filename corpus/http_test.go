@@ -3,6 +3,7 @@ package corpus
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -18,10 +19,7 @@ import (
 func encode(t testing.TB, coding string, b []byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	var w interface {
-		Write([]byte) (int, error)
-		Close() error
-	}
+	var w io.WriteCloser
 	switch coding {
 	case "gzip":
 		w = gzip.NewWriter(&out)
