@@ -23,9 +23,9 @@
 // a <meta> tag in the first 1024 bytes declares; windows-1252. That is the WHATWG order
 // except that valid UTF-8 wins over <meta>, because pages mislabelled as Latin-1 are far
 // more common than Latin-1 text that happens to be valid UTF-8. A <meta> tag that
-// declares ISO-2022-JP still wins: that encoding's bytes are all 7-bit, so every page in
-// it is valid UTF-8. Bytes invalid in the encoding become U+FFFD; every string returned
-// is valid UTF-8.
+// declares ISO-2022-JP still wins over a page of 7-bit bytes: that encoding has no
+// others, so every page in it is valid UTF-8. Bytes invalid in the encoding become
+// U+FFFD; every string returned is valid UTF-8.
 //
 // Text is deterministic and normalized so that it can be hashed for exact duplicates:
 // paragraphs separated by "\n", other runs of white space collapsed to one space, no

@@ -130,6 +130,7 @@ func TestExtractCharset(t *testing.T) {
 		{"nul bytes", "<p>a\x00b</p>", "", "ab", "utf-8"},
 		{"meta iso-2022-jp, 7-bit and so valid utf-8", "<meta charset=iso-2022-jp><p>\x1b$B$3$s$K$A$O\x1b(B</p>", "", "こんにちは", "iso-2022-jp"},
 		{"meta iso-2022-jp, plain ascii", "<meta charset=iso-2022-jp><p>hello</p>", "", "hello", "iso-2022-jp"},
+		{"meta iso-2022-jp, transcoded to utf-8", "<meta charset=iso-2022-jp><p>こんにちは</p>", "", "こんにちは", "utf-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,14 +11,16 @@ import (
 
 // decode returns page as valid UTF-8 with the name of the encoding it was read in. The
 // encoding is, in order: the one a byte order mark names; the charset of contentType;
-// UTF-8 when the whole page is valid UTF-8 (unless a <meta> tag declares ISO-2022-JP);
-// the one a <meta> tag in the first 1024 bytes declares; windows-1252. Bytes that are invalid in the encoding become U+FFFD.
+// UTF-8 when the whole page is valid UTF-8 (unless a <meta> tag declares ISO-2022-JP
+// and every byte is 7-bit); the one a <meta> tag in the first 1024 bytes declares;
+// windows-1252. Bytes that are invalid in the encoding become U+FFFD.
 func decode(page []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
-	if !certain && name != "iso-2022-jp" && utf8.Valid(page) {
+	if !certain && utf8.Valid(page) && (name != "iso-2022-jp" || !sevenBit(page)) {
 		// A page mislabelled by its <meta> tag, or whose first 1024 bytes are ASCII, is
 		// far more often UTF-8 than a legacy text that happens to be valid UTF-8. But
-		// ISO-2022-JP is all 7-bit bytes, always valid UTF-8: its declaration stands.
+		// ISO-2022-JP is all 7-bit bytes, always valid UTF-8: its declaration stands
+		// unless the page has other bytes, as one transcoded to UTF-8 has.
 		enc, name = encoding.Nop, "utf-8"
 	}
 	var s string
@@ -35,6 +37,16 @@ func decode(page []byte, contentType string) (string, string) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	return s, name
+}
+
+// sevenBit reports whether every byte of b is below 0x80.
+func sevenBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // normalize returns s as Result.Text holds it: every run of white space that contains a
