@@ -21,7 +21,9 @@ crawler would: each page is checked against the pages before it and then stored.
 each page it prints one JSON line: the file, the verdict (unique, url-duplicate,
 exact-duplicate, near-duplicate or changed), the matches with their SimHash distance,
 MinHash similarity and exact level (raw, text or main), and the survivor under the keep
-policy.
+policy. A page that cannot be read or fingerprinted (too large, binary, nested too
+deeply...) gets a line with its file, id and "error" instead, so that there is one line
+per page; the error goes to standard error as well, and the exit code is 1.
 
 A page's id is its file name as given. HTML files have their main content extracted
 (boilerplate removed); files ending in .txt are plain text. Gzip- and
@@ -58,6 +60,14 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes, after decompression (default %d: %d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
+}
+
+// checkError is the line of output of a page that could not be checked.
+type checkError struct {
+	File  string `json:"file"`
+	ID    string `json:"id"`
+	URL   string `json:"url,omitempty"`
+	Error string `json:"error"`
 }
 
 // checkLine is one line of output.
@@ -126,6 +136,8 @@ func (c *checkCmd) run(e *env, args []string) error {
 				continue
 			}
 		}
+		line, _ := json.Marshal(checkError{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
+		w.Write(append(line, '\n'))
 		fmt.Fprintf(e.stderr, "neardup check: %s: %v\n", name, err)
 		failed = true
 	}

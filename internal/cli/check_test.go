@@ -66,10 +66,29 @@ func TestCheck(t *testing.T) {
 		}
 	}
 
-	// A missing file is reported on stderr and the others still run; exit 1.
-	stdout, stderr, code = run(t, "", "check", args[0], filepath.Join(dir, "missing.html"))
-	if code != ExitError || !strings.Contains(stderr, "missing.html") || strings.Count(stdout, "\n") != 1 {
+	// A missing file and a binary one are reported on stderr and in a line of their own,
+	// in order, and the others still run; exit 1.
+	missing := filepath.Join(dir, "missing.html")
+	pdf := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(pdf, []byte("%PDF-1.7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = run(t, "", "check", "--url", "http://x.org/m", missing, pdf, args[0])
+	if code != ExitError || !strings.Contains(stderr, "missing.html") || !strings.Contains(stderr, "binary content") {
 		t.Fatalf("missing file: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines for 3 pages: %q", len(lines), stdout)
+	}
+	for i, want := range []struct{ file, url, error string }{{missing, "http://x.org/m", "no such file"}, {pdf, "", "extract: binary content"}} {
+		var e struct{ File, ID, URL, Error string }
+		if err := json.Unmarshal([]byte(lines[i]), &e); err != nil || e.File != want.file || e.ID != want.file || e.URL != want.url || !strings.Contains(e.Error, want.error) {
+			t.Errorf("line %d: %s; want the file, its URL and %q", i, lines[i], want.error)
+		}
+	}
+	if !strings.Contains(lines[2], `"verdict":"unique"`) {
+		t.Errorf("the page after them: %s", lines[2])
 	}
 	for _, bad := range [][]string{{"check"}, {"check", "--near", "cosine", args[0]}, {"check", "--url", "a", "--url", "b", args[0]}, {"check", "--keep", "oldest", args[0]}} {
 		if _, _, code := run(t, "", bad...); code != ExitUsage {
