@@ -32,8 +32,10 @@ fallback, and empty fields mean the page does not give them.
 
 The character set comes from a byte order mark, --content-type, the page's own bytes
 (valid UTF-8) or its <meta> tag, in that order; invalid bytes become U+FFFD. A page that
-is too large (before or after gunzip), nested deeper than 512 elements, or too slow is
-an error naming the file; the other files are still read, and the exit code is then 1.
+is too large (before or after gunzip), binary (a PDF, an image...), nested deeper than
+512 elements, or too slow is an error naming the file; the other files are still read,
+and the exit code is then 1. With --json such a file also gets a line {"file", "error"},
+so that every file has one.
 `,
 	new: func() runner { return &extractCmd{} },
 }
@@ -53,6 +55,12 @@ func (c *extractCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "", "the page's absolute http(s) `URL`, which completes relative links and is the\nurl when the page names no canonical one; usually with one FILE (default \"\": none)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, "refuse a page larger than `N` bytes, after gunzip (default 8388608: 8 MiB)")
 	fs.DurationVar(&c.timeout, "timeout", extract.DefaultTimeout, "give up on a page after `D`, such as 500ms; 0 for no limit (default 5s)")
+}
+
+// extractError is the line of --json for a file that could not be read or extracted.
+type extractError struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
 }
 
 // extractRecord is one line of --json.
@@ -89,12 +97,20 @@ func (c *extractCmd) run(e *env, args []string) error {
 	headers := len(args) > 1
 	return e.eachFile("extract", args, func(w *bufio.Writer, name string) error {
 		page, shown, err := readPage(e, name, c.maxBytes)
-		if err != nil {
-			return err
+		var r extract.Result
+		if err == nil {
+			if r, err = extract.Extract(page, opts); err != nil {
+				err = fmt.Errorf("%s: %w", shown, err)
+			}
 		}
-		r, err := extract.Extract(page, opts)
 		if err != nil {
-			return fmt.Errorf("%s: %w", shown, err)
+			if c.json {
+				line, _ := json.Marshal(extractError{File: shown, Error: err.Error()})
+				if _, werr := w.Write(append(line, '\n')); werr != nil {
+					return &writeError{werr}
+				}
+			}
+			return err
 		}
 		if c.json {
 			enc := json.NewEncoder(w)

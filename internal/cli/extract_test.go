@@ -81,6 +81,28 @@ func TestExtractJSON(t *testing.T) {
 	}
 }
 
+// TestExtractJSONErrors: with --json, a file that cannot be read or extracted gets a line
+// {"file", "error"} in its place.
+func TestExtractJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	pdf := writeTemp(t, dir, "report.html", "%PDF-1.7\n")
+	missing := filepath.Join(dir, "none.html")
+	stdout, stderr, code := run(t, "", "extract", "--json", pdf, missing, "testdata/article.html")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != ExitError || len(lines) != 3 || strings.Count(stderr, "\n") != 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want three lines and two errors", code, stdout, stderr)
+	}
+	for i, want := range []struct{ file, error string }{{pdf, "extract: binary content"}, {missing, "no such file"}} {
+		var got map[string]string
+		if err := json.Unmarshal([]byte(lines[i]), &got); err != nil || len(got) != 2 || got["file"] != want.file || !strings.Contains(got["error"], want.error) {
+			t.Errorf("line %d: %s; want the file and %q", i, lines[i], want.error)
+		}
+	}
+	if !strings.Contains(lines[2], `"title":"Night trains return"`) {
+		t.Errorf("the page after them: %s", lines[2])
+	}
+}
+
 func TestExtractCharsetFlag(t *testing.T) {
 	page := "<p>Stra\xdfe, caf\xe9 et cr\xe8me br\xfbl\xe9e.</p>"
 	stdout, _, code := run(t, page, "extract", "--content-type", "text/html; charset=iso-8859-1", "--json")

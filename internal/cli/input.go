@@ -159,21 +159,21 @@ func quoteInput(b []byte) string {
 
 // readPage reads the named input ("-" for stdin) whole, decompressing it when it starts
 // with the gzip or zstd magic bytes (corpus.ReadAll), and returns it with the name to use
-// in messages. More than maxBytes bytes, before or after decompression, is an error naming
-// --max-bytes: the input is not read further, so neither a huge file nor a compressed bomb
-// is held in memory.
+// in messages, even with an error. More than maxBytes bytes, before or after
+// decompression, is an error naming --max-bytes: the input is not read further, so
+// neither a huge file nor a compressed bomb is held in memory.
 func readPage(e *env, name string, maxBytes int) ([]byte, string, error) {
 	r, shown, closeInput, err := openInput(e, name)
 	if err != nil {
-		return nil, "", err
+		return nil, name, err
 	}
 	defer closeInput()
 	page, err := corpus.ReadAll(r, maxBytes)
 	switch {
 	case errors.Is(err, corpus.ErrTooLarge):
-		return nil, "", fmt.Errorf("%s is larger than --max-bytes %d (counted after decompression); raise --max-bytes to read it", shown, maxBytes)
+		return nil, shown, fmt.Errorf("%s is larger than --max-bytes %d (counted after decompression); raise --max-bytes to read it", shown, maxBytes)
 	case err != nil:
-		return nil, "", fmt.Errorf("reading %s: %w", shown, err)
+		return nil, shown, fmt.Errorf("reading %s: %w", shown, err)
 	}
 	return page, shown, nil
 }
