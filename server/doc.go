@@ -44,7 +44,9 @@
 //     queries.
 //   - Request bodies are strict: not UTF-8, an unknown field or data after the JSON value
 //     is 400 invalid_json, so that a misspelt field is never silently dropped. In a
-//     batch, a malformed document or query is answered in its own result.
+//     batch, a malformed document or query is answered in its own result. A page that
+//     is not UTF-8 goes as its bytes in base64, in html_base64 instead of html; binary
+//     content (a PDF, an image) is 400 invalid_document.
 //   - Tokens are compared in constant time, but sent in clear: put TLS in front (a
 //     reverse proxy) when the network is not trusted. With no tokens Serve refuses a
 //     non-loopback listener (ErrNoTokens).
