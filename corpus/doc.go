@@ -24,7 +24,8 @@
 //     extraction decodes the page's character set. A resource record with an HTML
 //     Content-Type is a document too (a page archived without HTTP). Every other record
 //     (warcinfo, request, metadata, revisit, conversion, continuation, responses that
-//     are redirects, errors, images, PDFs, scripts) is skipped and counted.
+//     are redirects, errors, images, PDFs, scripts) is skipped and counted, without its
+//     body being decoded.
 //
 // The WARC reader is this package's own, small and strict about framing (version line,
 // named fields, Content-Length, the CRLF CRLF after each block) and lenient inside HTTP

@@ -123,7 +123,7 @@ func FuzzHTTP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, block []byte) {
 		const max = 1 << 12
-		r, err := parseHTTP(block, max)
+		r, err := parseAndDecode(block, max)
 		if err != nil {
 			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrEncoding) {
 				t.Fatalf("error %v wraps neither ErrSyntax nor ErrEncoding", err)

@@ -14,15 +14,16 @@ import (
 type httpResponse struct {
 	status      int
 	contentType string // the Content-Type header, as sent
-	body        []byte // with Transfer-Encoding chunked and the Content-Encoding undone
+	body        []byte // as stored, until decodeBody undoes its codings
+	te, ce      string // Transfer-Encoding and Content-Encoding, lower case
 }
 
 // parseHTTP parses block, an HTTP/1.x response as a WARC response record stores it: the
 // status line, header fields up to an empty line, and the body. The status line must be
 // well formed; header lines without a colon are ignored, as browsers ignore them. The
-// chunked transfer coding and the content codings gzip, deflate, br and zstd are undone,
-// the body growing to at most max bytes. The body may share memory with block.
-func parseHTTP(block []byte, max int) (httpResponse, error) {
+// body shares memory with block and is left as stored: decodeBody decodes it, for the
+// responses that are documents only.
+func parseHTTP(block []byte) (httpResponse, error) {
 	var r httpResponse
 	line, rest, ok := cutLine(block)
 	if !ok {
@@ -33,7 +34,6 @@ func parseHTTP(block []byte, max int) (httpResponse, error) {
 		return r, err
 	}
 	r.status = status
-	var te, ce string
 	for {
 		line, rest, ok = cutLine(rest)
 		if !ok {
@@ -51,38 +51,44 @@ func parseHTTP(block []byte, max int) (httpResponse, error) {
 		case "content-type":
 			r.contentType = v
 		case "transfer-encoding":
-			te = strings.ToLower(v)
+			r.te = strings.ToLower(v)
 		case "content-encoding":
-			ce = strings.ToLower(v)
+			r.ce = strings.ToLower(v)
 		}
 	}
 	r.body = rest
-	if strings.Contains(te, "chunked") {
+	return r, nil
+}
+
+// decodeBody undoes the chunked transfer coding and the content codings gzip, deflate,
+// br and zstd of r's body, which grows to at most max bytes.
+func (r *httpResponse) decodeBody(max int) error {
+	if strings.Contains(r.te, "chunked") {
 		body, err := readLimited(httputil.NewChunkedReader(bytes.NewReader(r.body)), max, "")
 		if err != nil {
-			return r, badf(ErrSyntax, "chunked body: %v", err)
+			return badf(ErrSyntax, "chunked body: %v", err)
 		}
 		r.body = body
 	}
-	c, ok := contentCodings[ce]
+	c, ok := contentCodings[r.ce]
 	if !ok {
-		return r, badf(ErrEncoding, "Content-Encoding %q; only gzip, deflate, br and zstd are decoded", ce)
+		return badf(ErrEncoding, "Content-Encoding %q; only gzip, deflate, br and zstd are decoded", r.ce)
 	}
 	if c == plain {
-		return r, nil
+		return nil
 	}
 	z, release, err := decompress(bufio.NewReader(bytes.NewReader(r.body)), c)
 	if err != nil {
-		return r, badf(ErrEncoding, "%s body: %v", ce, err)
+		return badf(ErrEncoding, "%s body: %v", r.ce, err)
 	}
 	defer release()
 	body, err := readLimited(z, max, " once decompressed")
 	if err != nil {
 		// Both sentinels: the coding's, and ErrTooLarge's or ErrTruncated's.
-		return r, fmt.Errorf("%w: %s body: %w", ErrEncoding, ce, err)
+		return fmt.Errorf("%w: %s body: %w", ErrEncoding, r.ce, err)
 	}
 	r.body = body
-	return r, nil
+	return nil
 }
 
 // contentCodings are the HTTP Content-Encodings parseHTTP undoes, lower case.

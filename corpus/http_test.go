@@ -48,6 +48,16 @@ func encode(t testing.TB, coding string, b []byte) []byte {
 	return out.Bytes()
 }
 
+// parseAndDecode is parseHTTP then decodeBody, as the WARC reader calls them for a
+// response that is a document.
+func parseAndDecode(block []byte, max int) (httpResponse, error) {
+	r, err := parseHTTP(block)
+	if err == nil {
+		err = r.decodeBody(max)
+	}
+	return r, err
+}
+
 func TestHTTPContentEncoding(t *testing.T) {
 	page := bytes.Repeat([]byte("<p>A page of text, sent compressed.</p>\n"), 100)
 	response := func(coding string, body []byte) []byte {
@@ -61,31 +71,31 @@ func TestHTTPContentEncoding(t *testing.T) {
 	} {
 		t.Run(c.header+" "+c.coding, func(t *testing.T) {
 			body := encode(t, c.coding, page)
-			r, err := parseHTTP(response(c.header, body), max)
+			r, err := parseAndDecode(response(c.header, body), max)
 			if err != nil || !bytes.Equal(r.body, page) || r.contentType != "text/html" {
 				t.Fatalf("body of %d bytes, %v; want the page's %d", len(r.body), err, len(page))
 			}
-			_, err = parseHTTP(response(c.header, body[:len(body)/2]), max)
+			_, err = parseAndDecode(response(c.header, body[:len(body)/2]), max)
 			if !errors.Is(err, ErrEncoding) || !errors.Is(err, ErrTruncated) {
 				t.Errorf("truncated: %v, want ErrEncoding and ErrTruncated", err)
 			}
-			_, err = parseHTTP(response(c.header, encode(t, c.coding, bomb)), max)
+			_, err = parseAndDecode(response(c.header, encode(t, c.coding, bomb)), max)
 			if !errors.Is(err, ErrEncoding) || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1048576 bytes once decompressed") {
 				t.Errorf("%d bytes compressed to a bomb: %v, want ErrEncoding over the limit", len(bomb), err)
 			}
 		})
 	}
 	for _, body := range []string{"identity", ""} {
-		r, err := parseHTTP(response(body, page), max)
+		r, err := parseAndDecode(response(body, page), max)
 		if err != nil || !bytes.Equal(r.body, page) {
 			t.Errorf("Content-Encoding %q: body of %d bytes, %v", body, len(r.body), err)
 		}
 	}
-	_, err := parseHTTP(response("compress", page), max)
+	_, err := parseAndDecode(response("compress", page), max)
 	if !errors.Is(err, ErrEncoding) || !strings.Contains(err.Error(), `"compress"`) {
 		t.Errorf("Content-Encoding compress: %v, want ErrEncoding naming it", err)
 	}
-	_, err = parseHTTP(response("deflate", page), max)
+	_, err = parseAndDecode(response("deflate", page), max)
 	if !errors.Is(err, ErrEncoding) {
 		t.Errorf("deflate that is not: %v, want ErrEncoding", err)
 	}

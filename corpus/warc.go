@@ -229,12 +229,16 @@ func (s *warcSource) document(it *item, h header) {
 			it.kind, it.err = kindBad, badf(ErrSyntax, "a response record without an HTTP response (Content-Type %q)", h.contentType)
 			return
 		}
-		r, err := parseHTTP(s.block, s.max)
+		r, err := parseHTTP(s.block)
 		if err != nil {
 			it.kind, it.err = kindBad, err
 			return
 		}
 		if r.status < 200 || r.status > 299 || !isHTML(r.contentType) {
+			return // skipped with its body undecoded: most of a crawl is images and scripts
+		}
+		if err := r.decodeBody(s.max); err != nil {
+			it.kind, it.err = kindBad, err
 			return
 		}
 		html, it.rec.ContentType = r.body, r.contentType

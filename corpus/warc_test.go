@@ -184,14 +184,27 @@ func TestWARCWholeGzip(t *testing.T) {
 }
 
 // TestWARCContentEncoding reads a response sent with Content-Encoding zstd: the record's
-// HTML is the page, decoded.
+// HTML is the page, decoded. Responses that are not documents are skipped before their
+// bodies are decoded, so a coding the reader does not know, or a corrupt body, does not
+// make them bad records.
 func TestWARCContentEncoding(t *testing.T) {
 	page := []byte("<p>A page a server sent compressed with zstd.</p>")
-	http := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: zstd\r\n\r\n"), zstdBytes(page)...)
+	response := func(id, header string, body []byte) []byte {
+		return warcRecord("response", id, "WARC-Target-URI: http://z/\r\nContent-Type: application/http; msgtype=response\r\n",
+			append([]byte(header+"\r\n\r\n"), body...))
+	}
 	path := filepath.Join(t.TempDir(), "in.warc")
-	writeFile(t, path, warcRecord("response", "urn:uuid:z", "WARC-Target-URI: http://z/\r\nContent-Type: application/http; msgtype=response\r\n", http))
-	recs, bad, _ := readAll(t, []string{path}, corpus.Options{Format: corpus.WARC})
-	if len(recs) != 1 || len(bad) != 0 || !bytes.Equal(recs[0].HTML, page) {
-		t.Fatalf("records %+v, bad %v; want the page decoded", recs, bad)
+	writeFile(t, path, bytes.Join([][]byte{
+		response("urn:uuid:z", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: zstd", zstdBytes(page)),
+		response("urn:uuid:img", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Encoding: compress", []byte("\x1f\x9d...")),
+		response("urn:uuid:moved", "HTTP/1.1 301 Moved\r\nContent-Type: text/html\r\nContent-Encoding: gzip", gzipBytes(page)[:10]),
+		response("urn:uuid:bad", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: compress", []byte("\x1f\x9d...")),
+	}, nil))
+	recs, bad, st := readAll(t, []string{path}, corpus.Options{Format: corpus.WARC})
+	if len(recs) != 1 || !bytes.Equal(recs[0].HTML, page) {
+		t.Fatalf("records %+v; want the page decoded", recs)
+	}
+	if len(bad) != 1 || !errors.Is(bad[0], corpus.ErrEncoding) || st.Skipped != 2 {
+		t.Errorf("bad %v, %d skipped; want the HTML page in an unknown coding bad, the image and the redirect skipped", bad, st.Skipped)
 	}
 }
