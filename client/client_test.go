@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -178,6 +179,52 @@ func TestHTMLNotUTF8(t *testing.T) {
 	results, err := c.AddBatch(ctx, []neardup.Document{{ID: "latin1-again", HTML: []byte(latin1)}})
 	if err != nil || results[0].Err != nil || results[0].Verdict.Kind != neardup.ExactDuplicate || results[0].Verdict.Matches[0].Level != neardup.LevelRaw {
 		t.Errorf("the Latin-1 page again, in a batch: %+v, %v; want an exact duplicate of its bytes", results, err)
+	}
+}
+
+// TestGzip sends documents gzip-compressed to the real service: a body of 1 KiB or more
+// travels compressed, a smaller one plain, and the verdicts are a local detector's.
+func TestGzip(t *testing.T) {
+	d, _ := neardup.NewDetector(neardup.Options{})
+	srv, err := server.New(server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetDetector(d)
+	var gzipped, plain atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Header.Get("Content-Encoding") {
+		case "gzip":
+			gzipped.Add(1)
+		case "":
+			plain.Add(1)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	c, err := New(ts.URL, Options{Gzip: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	local, _ := neardup.NewDetector(neardup.Options{})
+	long := func(id string, seed int) neardup.Document { // over gzipMin
+		doc := article(id, "http://example.com/"+id, seed)
+		doc.Text += doc.Text
+		return doc
+	}
+	docs := []neardup.Document{long("a", 1), long("b", 1), {ID: "small", Text: "a few words"}}
+	for _, doc := range docs {
+		want, _ := local.Check(doc)
+		if v, err := c.Add(ctx, doc); err != nil || !reflect.DeepEqual(v, want) {
+			t.Errorf("%s: %+v, %v; want %+v", doc.ID, v, err, want)
+		}
+	}
+	if _, err := c.AddBatch(ctx, []neardup.Document{article("c", "", 2), article("d", "", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if gzipped.Load() != 3 || plain.Load() != 1 {
+		t.Errorf("%d requests gzipped and %d plain; want 3 (a, b, the batch) and 1 (small)", gzipped.Load(), plain.Load())
 	}
 }
 

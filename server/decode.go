@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fastjson"
 
 	"github.com/neardup/neardup"
@@ -76,8 +77,43 @@ type compareJSON struct {
 // presizeMax is the largest announced body length that readBody allocates before reading.
 const presizeMax = 256 << 10
 
-// readBody reads the request body, at most max bytes: a longer one is 413 too_large.
+// readBody reads the request body, at most max bytes, gunzipped when its
+// Content-Encoding is gzip: a longer one, before or after gunzip, is 413 too_large; one
+// that does not gunzip is 400 bad_request; another Content-Encoding is 415
+// unsupported_encoding.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+		return readRaw(w, r, max)
+	case "gzip", "x-gzip":
+		z, err := readRaw(w, r, max)
+		if err != nil {
+			return nil, err
+		}
+		return gunzip(z, max)
+	default:
+		return nil, errorf(http.StatusUnsupportedMediaType, "unsupported_encoding", "Content-Encoding %q: send the body plain or gzip-compressed", enc)
+	}
+}
+
+// gunzip decompresses a gzip body, to at most max bytes: a compressed bomb stops there.
+func gunzip(z []byte, max int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "bad_request", "the gzip body does not decode: %v", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, max+1))
+	switch {
+	case err != nil:
+		return nil, errorf(http.StatusBadRequest, "bad_request", "the gzip body does not decode: %v", err)
+	case int64(len(b)) > max:
+		return nil, errorf(http.StatusRequestEntityTooLarge, "too_large", "the body is over %d bytes once gunzipped (the server's --max-body); send less", max)
+	}
+	return b, nil
+}
+
+// readRaw reads the request body as sent, at most max bytes.
+func readRaw(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	var b []byte
 	var err error
 	if n := r.ContentLength; n >= 0 && n <= min(max, presizeMax) {

@@ -33,8 +33,12 @@
 // Every error answer is {"error":{"code":"snake_case","message":"..."}}: 400
 // bad_request, invalid_json or invalid_document, 401 unauthorized, 403 forbidden, 404
 // not_found, 405 method_not_allowed, 413 too_large, too_many_documents or
-// too_many_queries, 429 overloaded, 503 not_ready or timeout, and 500 internal only when
-// the store fails.
+// too_many_queries, 415 unsupported_encoding, 429 overloaded, 503 not_ready or timeout,
+// and 500 internal only when the store fails.
+//
+// A request body may be gzip-compressed (Content-Encoding: gzip), as pages compress
+// about five times; Config.MaxBody bounds it both as sent and once gunzipped, so a
+// compressed bomb is 413.
 //
 // # Caveats
 //

@@ -22,9 +22,10 @@ type openapiDoc struct {
 	} `json:"components"`
 }
 
-// operation is one documented operation's responses.
+// operation is one documented operation's request body and responses.
 type operation struct {
-	Responses map[string]json.RawMessage `json:"responses"`
+	RequestBody json.RawMessage            `json:"requestBody"`
+	Responses   map[string]json.RawMessage `json:"responses"`
 }
 
 // TestOpenAPI checks the embedded document against the routes: every documented
@@ -58,6 +59,10 @@ func TestOpenAPI(t *testing.T) {
 			var op operation
 			if err := json.Unmarshal(raw, &op); err != nil || len(op.Responses) == 0 {
 				t.Errorf("%s %s: no responses (%v)", m, path, err)
+			}
+			// Every body goes through readBody, which answers 413 and 415.
+			if _, ok := op.Responses["415"]; op.RequestBody != nil && (!ok || op.Responses["413"] == nil) {
+				t.Errorf("%s %s takes a body but does not document 413 and 415", m, path)
 			}
 		}
 	}
