@@ -37,7 +37,7 @@
 // and 500 internal only when the store fails.
 //
 // A request body may be gzip-compressed (Content-Encoding: gzip), as pages compress
-// about five times; Config.MaxBody bounds it both as sent and once gunzipped, so a
+// about four times; Config.MaxBody bounds it both as sent and once gunzipped, so a
 // compressed bomb is 413.
 //
 // # Caveats
