@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // sentinels are the errors a bad record may wrap.
@@ -53,11 +51,7 @@ func FuzzJSONL(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, gz bool) {
 		if gz {
-			var b bytes.Buffer
-			w := gzip.NewWriter(&b)
-			w.Write(data)
-			w.Close()
-			data = b.Bytes()
+			data = encode(t, "gzip", data)
 		}
 		const max = 1 << 10
 		drain(t, newJSONL("f", io.NopCloser(bytes.NewReader(data)), fields, max, new(atomic.Int64)), len(data), max, nil)

@@ -369,17 +369,19 @@ func TestHTMLBase64(t *testing.T) {
 	}
 }
 
+// gzipBytes returns b gzip-compressed.
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
 // TestGzipBody sends request bodies gzip-compressed: decoded within MaxBody, before and
 // after gunzip; a bomb, a corrupt stream and another coding are client errors.
 func TestGzipBody(t *testing.T) {
 	_, ts := start(t, Config{MaxBody: 64 << 10})
-	gz := func(b []byte) []byte {
-		var out bytes.Buffer
-		zw := gzip.NewWriter(&out)
-		zw.Write(b)
-		zw.Close()
-		return out.Bytes()
-	}
 	post := func(encoding string, body []byte) (int, []byte) {
 		t.Helper()
 		req, err := http.NewRequest("POST", ts.URL+"/v1/documents", bytes.NewReader(body))
@@ -396,15 +398,15 @@ func TestGzipBody(t *testing.T) {
 		return resp.StatusCode, b
 	}
 	doc := []byte(docJSON("gz", "http://example.com/gz", article))
-	code, body := post("gzip", gz(doc))
+	code, body := post("gzip", gzipBytes(doc))
 	var v neardup.Verdict
 	if err := json.Unmarshal(body, &v); code != 200 || err != nil || v.Kind != neardup.Unique || !v.Added {
 		t.Fatalf("a gzip body: %d %s", code, body)
 	}
-	bomb := gz([]byte(`{"id":"b","text":"` + strings.Repeat("a", 1<<20) + `"}`)) // 1 MiB from about 1 KB
+	bomb := gzipBytes([]byte(`{"id":"b","text":"` + strings.Repeat("a", 1<<20) + `"}`)) // 1 MiB from about 1 KB
 	code, body = post("gzip", bomb)
 	wantError(t, "gzip bomb", code, body, 413, "too_large")
-	code, body = post("gzip", gz(doc)[:40])
+	code, body = post("gzip", gzipBytes(doc)[:40])
 	wantError(t, "truncated gzip", code, body, 400, "bad_request")
 	code, body = post("br", doc)
 	wantError(t, "br", code, body, 415, "unsupported_encoding")
