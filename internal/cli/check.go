@@ -62,10 +62,11 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes, after decompression (default %d: %d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
 }
 
-// checkError is the line of output of a page that could not be checked.
-type checkError struct {
+// errorLine is the JSON line of output, in check and extract --json, of a file that
+// could not be checked or extracted: every input has one line, in order.
+type errorLine struct {
 	File  string `json:"file"`
-	ID    string `json:"id"`
+	ID    string `json:"id,omitempty"`
 	URL   string `json:"url,omitempty"`
 	Error string `json:"error"`
 }
@@ -136,7 +137,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 				continue
 			}
 		}
-		line, _ := json.Marshal(checkError{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
+		line, _ := json.Marshal(errorLine{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
 		w.Write(append(line, '\n'))
 		fmt.Fprintf(e.stderr, "neardup check: %s: %v\n", name, err)
 		failed = true

@@ -57,12 +57,6 @@ func (c *extractCmd) define(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", extract.DefaultTimeout, "give up on a page after `D`, such as 500ms; 0 for no limit (default 5s)")
 }
 
-// extractError is the line of --json for a file that could not be read or extracted.
-type extractError struct {
-	File  string `json:"file"`
-	Error string `json:"error"`
-}
-
 // extractRecord is one line of --json.
 type extractRecord struct {
 	File        string `json:"file"`
@@ -105,7 +99,7 @@ func (c *extractCmd) run(e *env, args []string) error {
 		}
 		if err != nil {
 			if c.json {
-				line, _ := json.Marshal(extractError{File: shown, Error: err.Error()})
+				line, _ := json.Marshal(errorLine{File: shown, Error: err.Error()})
 				if _, werr := w.Write(append(line, '\n')); werr != nil {
 					return &writeError{werr}
 				}
