@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -302,10 +303,15 @@ func (u *url) encodeHost(set *byteSet) {
 
 // toASCII returns a special URL's host as the WHATWG "domain to ASCII" does: lower case
 // ASCII, and IDNA (UTS #46 mapping, Punycode) for a host with non-ASCII characters. A host
-// that IDNA rejects keeps its characters, with ASCII letters in lower case.
+// that IDNA rejects keeps its characters, with ASCII letters in lower case. So does a host
+// that is not UTF-8: IDNA would read each bad byte as U+FFFD without an error, and give
+// hosts that differ only in those bytes one key.
 func toASCII(host string) string {
 	for i := 0; i < len(host); i++ {
 		if host[i] >= 0x80 {
+			if !utf8.ValidString(host) {
+				break
+			}
 			if a, err := idna.Lookup.ToASCII(host); err == nil {
 				return a
 			}

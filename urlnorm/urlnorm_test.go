@@ -31,6 +31,13 @@ func TestCanonicalize(t *testing.T) {
 		{Safe, "http://a%2Fb.com/", "http://a%2Fb.com/"},
 		{Safe, "http://a%252Fb.com/", "http://a%2Fb.com/"},
 		{Safe, "http://a%3A1/", "http://a%3A1/"},
+		// Bytes that are not UTF-8 stay themselves, escaped: they are not read as U+FFFD,
+		// which would give every such host one key.
+		{Safe, "http://a\xff.com/", "http://a%FF.com/"},
+		{Safe, "http://a\xfe.com/", "http://a%FE.com/"},
+		{Safe, "http://a%FF.com/", "http://a%FF.com/"},
+		{Safe, "http://bücher\xff.de/", "http://b%C3%BCcher%FF.de/"},
+		{WHATWG, "http://a\xff.com/", "http://a%FF.com/"},
 		{Safe, "mailto:Joe@Example.COM", "mailto:Joe@Example.COM"},
 		{Safe, "mailto:%2F%2Fx", "mailto:/.//x"},
 		// Path and query.
