@@ -93,7 +93,9 @@ const batchSize = 1024
 // onError is called with each document that cannot be fingerprinted (see
 // neardup.Fingerprinter.Fingerprint: over the extraction limits, a URL that cannot be
 // canonicalized, no id): nil goes on without it (Result.Skipped counts it), an error
-// stops the run. A nil onError goes on.
+// stops the run. A nil onError goes on. For each document read, either onError or
+// Options.Progress is called once, in the order src gave the documents, from one
+// goroutine, so a caller can match them to what it read.
 func Run(src Source, opt Options, onError func(doc neardup.Document, err error) error) (*Result, error) {
 	o, err := opt.withDefaults()
 	if err != nil {

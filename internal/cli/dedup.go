@@ -38,7 +38,8 @@ content), finds the exact and near duplicates, and writes into --out:
   drop.txt        the ids of the documents dropped
   corpus/         the deduplicated corpus in the inputs' own formats: the kept JSONL lines,
                   WARC records and files unchanged and in order (a second pass)
-  bad.jsonl       every bad record skipped: its source (file and line or offset) and why
+  bad.jsonl       every bad record skipped: its source (file and line or offset), its id
+                  if it was read, and why
   summary.json    counts, parameters, timings per stage and peak memory
   report.html     one page to read in a browser: plots, the largest and the borderline
                   clusters side by side with their differences, mirrors, parameters
@@ -217,11 +218,11 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	// (pages over the extraction limits) of dedup.Run: one lock for both.
 	var badMu sync.Mutex
 	nbad := 0
-	bad := func(where string, err error) error {
+	bad := func(where, id string, err error) error {
 		badMu.Lock()
 		defer badMu.Unlock()
 		nbad++
-		line, _ := json.Marshal(map[string]string{"source": where, "error": err.Error()})
+		line, _ := json.Marshal(badLine{Source: where, ID: id, Error: err.Error()})
 		badLog.Write(append(line, '\n'))
 		switch {
 		case c.onError == "fail":
@@ -236,7 +237,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	copt := corpus.Options{
 		Format: format, IDField: c.idField, TextField: c.textField, HTMLField: c.htmlField, URLField: c.urlField,
 		PriorityField: c.priorityField, TimeField: c.timeField, MaxRecordBytes: c.maxRecordBytes,
-		OnError: func(b corpus.BadRecord) error { return bad(b.Source.String(), b.Err) },
+		OnError: func(b corpus.BadRecord) error { return bad(b.Source.String(), "", b.Err) },
 	}
 	r, err := corpus.Open(args, copt)
 	if err != nil {
@@ -245,16 +246,24 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	defer r.Close()
 	var docs atomic.Int64
 	progress := newProgress(e.stderr, !c.quiet && isTerminal(e.stderr), r.Stats, &docs)
-	opt.Progress = func(string, int) { docs.Add(1) }
+	// A page that cannot be fingerprinted is reported with its file and line or offset,
+	// like a bad record: dedup.Run calls Progress or onError once for each document, in
+	// the order read, so the sources of the documents in flight wait in a queue.
+	var pending sourceQueue
+	opt.Progress = func(string, int) {
+		pending.pop()
+		docs.Add(1)
+	}
 	progress.stage("reading")
 	res, err := dedup.Run(func() (neardup.Document, error) {
 		rec, err := r.Next()
 		if err != nil {
 			return neardup.Document{}, err
 		}
+		pending.push(rec.Source)
 		return recordDocument(rec), nil
 	}, opt, func(doc neardup.Document, err error) error {
-		return bad(doc.ID, err)
+		return bad(pending.pop().String(), doc.ID, err)
 	})
 	if err != nil {
 		progress.done()
@@ -412,6 +421,36 @@ func humanBytes(n int64) string {
 
 // recordDocument turns a corpus record into the document dedup fingerprints: its text
 // when it has one (a JSONL record may have text and HTML), else its HTML.
+// badLine is a line of bad.jsonl: where the record is, its id when it was read, and why
+// it was skipped.
+type badLine struct {
+	Source string `json:"source"`
+	ID     string `json:"id,omitempty"`
+	Error  string `json:"error"`
+}
+
+// sourceQueue holds the sources of the documents dedup.Run has read and not yet
+// reported on, oldest first. Its reader pushes while its fingerprinting loop pops.
+type sourceQueue struct {
+	mu sync.Mutex
+	q  []corpus.Source
+}
+
+func (s *sourceQueue) push(src corpus.Source) {
+	s.mu.Lock()
+	s.q = append(s.q, src)
+	s.mu.Unlock()
+}
+
+func (s *sourceQueue) pop() corpus.Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src := s.q[0]
+	s.q[0] = corpus.Source{}
+	s.q = s.q[1:]
+	return src
+}
+
 func recordDocument(rec corpus.Record) neardup.Document {
 	doc := neardup.Document{ID: rec.ID, URL: rec.URL, ContentType: rec.ContentType, Priority: rec.Priority, FetchTime: rec.FetchTime}
 	if rec.Text != "" || rec.HTML == nil {

@@ -211,8 +211,8 @@ func TestDedupPipelineOptions(t *testing.T) {
 }
 
 // TestDedupBadRecords mixes records the reader rejects (invalid JSON) with records that
-// cannot be fingerprinted (a URL without a host): both are listed in bad.jsonl and
-// counted, from two goroutines (run it with -race).
+// cannot be fingerprinted (a URL without a host): both are listed in bad.jsonl with their
+// line and counted, from two goroutines (run it with -race).
 func TestDedupBadRecords(t *testing.T) {
 	dir := t.TempDir()
 	input := badRecordsCorpus(t, dir)
@@ -221,8 +221,32 @@ func TestDedupBadRecords(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "1000 documents (2000 bad records skipped)") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if n := strings.Count(readOut(t, out, "bad.jsonl"), "\n"); n != 2000 {
-		t.Errorf("bad.jsonl has %d lines, want 2000", n)
+	// Each is named by its line, and the fingerprinter's by its id too. The reader's
+	// come first: it runs ahead of the fingerprinting.
+	lines := strings.Split(strings.TrimSuffix(readOut(t, out, "bad.jsonl"), "\n"), "\n")
+	got := map[string]string{} // source: id
+	for _, l := range lines {
+		var b badLine
+		if err := json.Unmarshal([]byte(l), &b); err != nil || b.Error == "" {
+			t.Fatalf("bad.jsonl line %s (%v)", l, err)
+		}
+		got[b.Source] = b.ID
+	}
+	if len(lines) != 2000 || len(got) != 2000 {
+		t.Fatalf("bad.jsonl has %d lines for %d sources, want 2000", len(lines), len(got))
+	}
+	for i := range 3000 {
+		var id string
+		switch i % 3 {
+		case 1:
+			id = fmt.Sprintf("u%d", i)
+		case 2:
+			continue
+		}
+		source := fmt.Sprintf("%s:%d", input, i+1)
+		if g, ok := got[source]; !ok || g != id {
+			t.Fatalf("bad.jsonl: %s has id %q (listed: %v), want %q", source, g, ok, id)
+		}
 	}
 }
 
