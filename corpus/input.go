@@ -138,8 +138,8 @@ func ReadAll(r io.Reader, max int) ([]byte, error) {
 	c := sniff(br)
 	dr, release, err := decompress(br, c)
 	if err != nil {
-		if ioErr := src.ioError(); ioErr != nil {
-			return nil, ioErr
+		if src.err != nil {
+			return nil, src.err
 		}
 		return nil, badf(ErrTruncated, "%v", err)
 	}
@@ -150,8 +150,8 @@ func ReadAll(r io.Reader, max int) ([]byte, error) {
 	}
 	b, err := readLimited(dr, max, what)
 	switch {
-	case src.ioError() != nil:
-		return nil, src.ioError()
+	case src.err != nil:
+		return nil, src.err
 	case src.n > int64(max): // the compressed input alone is too long
 		return nil, badf(ErrTooLarge, "more than %d bytes", max)
 	}

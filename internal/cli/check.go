@@ -139,7 +139,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 		}
 		line, _ := json.Marshal(errorLine{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
 		w.Write(append(line, '\n'))
-		fmt.Fprintf(e.stderr, "neardup check: %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "neardup check: %v\n", err) // every error names the file
 		failed = true
 	}
 	if err := w.Flush(); err != nil {

@@ -77,6 +77,9 @@ func TestCheck(t *testing.T) {
 	if code != ExitError || !strings.Contains(stderr, "missing.html") || !strings.Contains(stderr, "binary content") {
 		t.Fatalf("missing file: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
+	if strings.Contains(stderr, missing+": open "+missing) {
+		t.Errorf("stderr names the file twice: %q", stderr)
+	}
 	lines = strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("%d lines for 3 pages: %q", len(lines), stdout)

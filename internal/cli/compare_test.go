@@ -352,7 +352,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"--max-bytes", "0", a, a}, ExitUsage, "--max-bytes 0: use 1 or more"},
 		{[]string{"--format", "json", a, a}, ExitUsage, "flag provided but not defined: --format"},
 		{[]string{a, missing}, ExitError, "open " + missing + ": no such file"},
-		{[]string{dir, a}, ExitError, "reading " + dir},
+		{[]string{dir, a}, ExitError, dir + " is a directory"},
 	}
 	for _, tt := range tests {
 		stdout, stderr, code := run(t, "", append([]string{"compare"}, tt.args...)...)

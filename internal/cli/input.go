@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/neardup/neardup/corpus"
 )
@@ -22,7 +23,8 @@ const maxLine = 1024
 const maxDocLine = 64 << 20
 
 // openInput opens the named input, "-" meaning stdin, and returns it with the name to use
-// in messages ("stdin" for "-") and a function that closes it.
+// in messages ("stdin" for "-") and a function that closes it. A directory is an error
+// that says so: reading it would fail with a less helpful one.
 func openInput(e *env, name string) (io.Reader, string, func() error, error) {
 	if name == "-" {
 		return e.stdin, "stdin", func() error { return nil }, nil
@@ -30,6 +32,10 @@ func openInput(e *env, name string) (io.Reader, string, func() error, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, "", nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, "", nil, fmt.Errorf("%s is a directory: give the files in it (%s)", name, filepath.Join(name, "*"))
 	}
 	return f, name, f.Close, nil
 }
