@@ -99,7 +99,7 @@ var allowedElements = map[string]bool{
 	"html": true, "head": true, "body": true, "meta": true, "title": true, "style": true, "h1": true, "h2": true,
 	"h3": true, "p": true, "section": true, "table": true, "tbody": true, "tr": true, "th": true, "td": true,
 	"form": true, "div": true, "label": true, "textarea": true, "input": true, "button": true, "del": true,
-	"ins": true, "code": true, "a": true, "small": true, "br": true,
+	"ins": true, "code": true, "a": true, "small": true, "br": true, "span": true,
 }
 
 func attr(n *html.Node, key string) string {
