@@ -444,10 +444,29 @@ func TestFingerprintMethods(t *testing.T) {
 		if err != nil || fp.Method != c.want {
 			t.Errorf("%+v: method %q, error %v; want %q", c.opt, fp.Method, err, c.want)
 		}
+		// MainText is the text the fingerprints are made of: as a text document it
+		// fingerprints the same.
+		main, err := f.MainText(Document{HTML: page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.want == extract.MethodTrafilatura && strings.Contains(main, "Home | About") || c.want == extract.MethodVisibleText && !strings.Contains(main, "Home | About") {
+			t.Errorf("%+v: main text %q from method %s", c.opt, main, c.want)
+		}
+		fpText, _ := f.Fingerprint(Document{ID: "p", Text: main})
+		if fpText.Main != fp.Main || fpText.SimHash != fp.SimHash || !slices.Equal(fpText.MinHash, fp.MinHash) {
+			t.Errorf("%+v: the main text fingerprints otherwise than the page", c.opt)
+		}
 	}
 	f, _ := NewFingerprinter(Options{Extract: extract.Options{MaxBytes: 100}})
 	if _, err := f.Fingerprint(Document{ID: "p", HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
 		t.Errorf("over MaxBytes: %v", err)
+	}
+	if _, err := f.MainText(Document{HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
+		t.Errorf("MainText over MaxBytes: %v", err)
+	}
+	if main, err := f.MainText(Document{Text: "just text"}); main != "just text" || err != nil {
+		t.Errorf("MainText of a text: %q, %v", main, err)
 	}
 	// A PDF served as a page has no text to fingerprint, not mojibake.
 	f, _ = NewFingerprinter(Options{})

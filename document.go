@@ -132,28 +132,9 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	full, main := doc.Text, doc.Text
 	if doc.HTML != nil {
 		fp.Raw = sha256.Sum256(doc.HTML)
-		eo := f.opt.Extract
-		if doc.ContentType != "" {
-			eo.ContentType = doc.ContentType
-		}
-		if doc.URL != "" {
-			eo.URL = doc.URL
-		}
 		var err error
-		if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
-			return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
-		}
-		main, fp.Method = full, extract.MethodVisibleText
-		if !f.opt.NoExtract {
-			res, err := extract.Extract(doc.HTML, eo)
-			switch {
-			case errors.Is(err, extract.ErrTimeout):
-				// The page's visible text is at hand: a verdict on it beats none.
-			case err != nil:
-				return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
-			default:
-				main, fp.Title, fp.Method = res.Text, res.Title, res.Method
-			}
+		if full, main, fp.Title, fp.Method, err = f.texts(doc); err != nil {
+			return fp, err
 		}
 	}
 
@@ -196,6 +177,45 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
 	}
 	return fp, nil
+}
+
+// MainText returns the text that Fingerprint makes a document's SimHash, MinHash and
+// main-text hash of: its Text, or for HTML the main content extract finds, or the page's
+// visible text with Options.NoExtract or when extraction runs out of time. It fails as
+// Fingerprint does for a page over extract's limits; it needs no id.
+func (f *Fingerprinter) MainText(doc Document) (string, error) {
+	if doc.HTML == nil {
+		return doc.Text, nil
+	}
+	_, main, _, _, err := f.texts(doc)
+	return main, err
+}
+
+// texts returns an HTML document's visible text (full), the main text its fingerprints
+// are made of, its title and the extract method that gave main.
+func (f *Fingerprinter) texts(doc Document) (full, main, title, method string, err error) {
+	eo := f.opt.Extract
+	if doc.ContentType != "" {
+		eo.ContentType = doc.ContentType
+	}
+	if doc.URL != "" {
+		eo.URL = doc.URL
+	}
+	if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
+		return "", "", "", "", fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+	}
+	if f.opt.NoExtract {
+		return full, full, "", extract.MethodVisibleText, nil
+	}
+	res, err := extract.Extract(doc.HTML, eo)
+	switch {
+	case errors.Is(err, extract.ErrTimeout):
+		// The page's visible text is at hand: a verdict on it beats none.
+		return full, full, "", extract.MethodVisibleText, nil
+	case err != nil:
+		return "", "", "", "", fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+	}
+	return full, res.Text, res.Title, res.Method, nil
 }
 
 // maxPooledText is the largest normalized-text buffer a pooled state keeps.

@@ -12,7 +12,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/measure"
 	"github.com/neardup/neardup/internal/report"
 	"github.com/neardup/neardup/minhash"
@@ -380,8 +379,8 @@ func compareDocs(d *neardup.Detector, cj compareJSON) (*comparison, error) {
 		if cj.HTML {
 			doc.Text, doc.HTML = "", []byte(text)
 			var err error
-			if mains[i], err = mainText(doc.HTML, opt); err != nil {
-				return nil, errorf(http.StatusBadRequest, "invalid_document", "%s: %v", doc.ID, err)
+			if mains[i], err = d.Fingerprinter().MainText(doc); err != nil {
+				return nil, errorf(http.StatusBadRequest, "invalid_document", "%v", err)
 			}
 		}
 		fp, err := d.Fingerprinter().Fingerprint(doc)
@@ -419,24 +418,6 @@ func compareDocs(d *neardup.Detector, cj compareJSON) (*comparison, error) {
 	c.Measures = res
 	c.Diff = report.WordDiff(mains[0], mains[1])
 	return &c, nil
-}
-
-// mainText returns the main text of an HTML page as the detector's Fingerprinter finds
-// it: extract's main content, or the visible text with NoExtract or when extraction
-// runs out of time.
-func mainText(page []byte, opt neardup.Options) (string, error) {
-	full, err := extract.VisibleText(page, opt.Extract)
-	if err != nil || opt.NoExtract {
-		return full, err
-	}
-	res, err := extract.Extract(page, opt.Extract)
-	switch {
-	case errors.Is(err, extract.ErrTimeout):
-		return full, nil
-	case err != nil:
-		return "", err
-	}
-	return res.Text, nil
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {

@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/measure"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
@@ -48,8 +50,10 @@ one JSON object with every measure and the size of each document (bytes, tokens,
 
 One of A and B may be "-", standard input. Each is read whole, gzip- or zstd-compressed input
 decompressed, and one larger than --max-bytes (after decompression) is an error. Any
-bytes are accepted, valid UTF-8 or not. HTML is compared as text, tags and all; use
-'neardup extract' first to compare main contents.
+bytes are accepted, valid UTF-8 or not. HTML is compared as text, tags and all, unless
+--html is given: then each page's main content is compared, as 'neardup check' and the
+service fingerprint it (extract's main text, or the visible text where extraction fails
+to find one), and only "raw bytes equal" looks at the pages as they are.
 `,
 	new: func() runner { return &compareCmd{} },
 }
@@ -60,6 +64,7 @@ type compareCmd struct {
 	k        int
 	scheme   simhash.Scheme
 	json     bool
+	html     bool
 	maxBytes int
 }
 
@@ -68,6 +73,7 @@ func (c *compareCmd) define(fs *flag.FlagSet) {
 	defineSignatureK(fs, &c.k)
 	fs.TextVar(&c.scheme, "scheme", simhash.SchemeNeardup, "compare SimHash fingerprints of `SCHEME`: neardup or simhash-py, as\n'neardup simhash --scheme' makes them (default neardup)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object instead of the table (default false)")
+	fs.BoolVar(&c.html, "html", false, "A and B are HTML pages: compare their main contents (default false)")
 	fs.IntVar(&c.maxBytes, "max-bytes", 64<<20, "refuse a file larger than `N` bytes (default 67108864: 64 MiB)")
 }
 
@@ -93,14 +99,26 @@ func (c *compareCmd) run(e *env, args []string) error {
 	var (
 		texts [2]string
 		sums  [2][sha256.Size]byte
+		fpr   *neardup.Fingerprinter
 	)
+	if c.html {
+		var err error
+		if fpr, err = neardup.NewFingerprinter(neardup.Options{Extract: extract.Options{MaxBytes: c.maxBytes}}); err != nil {
+			return err
+		}
+	}
 	for i, name := range args {
-		b, _, err := readPage(e, name, c.maxBytes)
+		b, shown, err := readPage(e, name, c.maxBytes)
 		if err != nil {
 			return err
 		}
 		sums[i] = sha256.Sum256(b) // here, so that the bytes need not be copied again later
 		texts[i] = string(b)
+		if fpr != nil {
+			if texts[i], err = fpr.MainText(neardup.Document{ID: shown, HTML: b}); err != nil {
+				return err
+			}
+		}
 	}
 	res, err := c.compare(args, texts, sums)
 	if err != nil {
@@ -114,7 +132,11 @@ func (c *compareCmd) run(e *env, args []string) error {
 		}
 		w.Write(append(b, '\n'))
 	} else {
-		writeCompareTable(w, res, c.features.describe())
+		features := c.features.describe()
+		if c.html {
+			features = "main contents, " + features
+		}
+		writeCompareTable(w, res, features)
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("writing output: %w", err)
@@ -132,7 +154,8 @@ func (c *compareCmd) compare(names []string, texts [2]string, sums [2][sha256.Si
 }
 
 // writeCompareTable writes res as a header line and an aligned table of measures.
-// features describes the shingles, as in "word 5-shingles".
+// features describes the shingles, as in "word 5-shingles" (prefixed "main contents, "
+// with --html).
 func writeCompareTable(w io.Writer, res *compareResult, features string) {
 	fmt.Fprintf(w, "A = %s, B = %s; %s, MinHash K=%d, SimHash %s\n\n",
 		displayName(res.A.Name), displayName(res.B.Name), features, res.MinHashK, res.SimHashScheme)

@@ -147,6 +147,33 @@ func TestCompareNearDuplicate(t *testing.T) {
 	}
 }
 
+// TestCompareHTML compares two pages that carry one article in different templates: as
+// text they differ, and with --html their main contents are equal while their bytes are
+// not.
+func TestCompareHTML(t *testing.T) {
+	dir := t.TempDir()
+	article := "<article><h1>Title</h1><p>" + strings.Repeat("The article's one paragraph says the same thing again and again. ", 15) + "</p></article>"
+	pa := writeTemp(t, dir, "a.html", "<html><body><nav>Home | News | Sport | Weather | About us | Contact</nav>"+article+"<footer>Copyright the first site, all rights reserved</footer></body></html>")
+	pb := writeTemp(t, dir, "b.html", "<html><body><nav>Start | Blog | Shop | Careers</nav>"+article+"<footer>Another footer entirely, with other words in it</footer></body></html>")
+	asText := compareJSON(t, "", pa, pb)
+	if asText.NormalizedEqual || asText.Jaccard == 1 {
+		t.Errorf("as text the pages compare equal: %+v", asText)
+	}
+	html := compareJSON(t, "", "--html", pa, pb)
+	if html.RawEqual || !html.NormalizedEqual || html.Jaccard != 1 || html.SimHashDistance != 0 || html.A.Bytes >= asText.A.Bytes {
+		t.Errorf("--html: %+v", html)
+	}
+	stdout, _, code := run(t, "", "compare", "--html", pa, pb)
+	if code != ExitOK || !strings.Contains(stdout, "; main contents, word 5-shingles") {
+		t.Errorf("--html table: exit %d, %q", code, stdout)
+	}
+	// A page with no text to extract is an error naming it.
+	pdf := writeTemp(t, dir, "c.html", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	if _, stderr, code := run(t, "", "compare", "--html", pa, pdf); code != ExitError || !strings.Contains(stderr, pdf+": extract: binary content") {
+		t.Errorf("--html with a PDF: exit %d, %q", code, stderr)
+	}
+}
+
 // TestCompareTable checks the table against testdata/compare-para.golden; go test -update
 // rewrites it. The golden file uses --scheme simhash-py, which is frozen, where the
 // default scheme may be re-chosen by measurement.
