@@ -91,5 +91,6 @@
 //     fails (ErrInvalid) only for those and for empty input.
 //   - IDNA is UTS #46 non-transitional processing (x/net/idna's Lookup profile): "faß.de"
 //     stays "xn--fa-hia.de", not "fass.de". A non-ASCII host that IDNA rejects is kept, in
-//     lower case for its ASCII letters, and percent-encoded.
+//     lower case for its ASCII letters, and percent-encoded; so is a host that is not
+//     UTF-8 ("a%FF.com"), whose bytes IDNA would all read as U+FFFD.
 package urlnorm
