@@ -20,6 +20,15 @@
 // take many documents and answer each in order. Documents travel as JSON, so their HTML
 // must be valid UTF-8 (see Caveats).
 //
+// A process whose workers each ask raw fingerprint queries one at a time shares one
+// Batcher: its Query sends at once while the service is not busy with its earlier
+// requests, and otherwise gathers the queries that wait into one batch request, so the
+// workers get the throughput of batches (a query alone costs the service more than twice
+// as much as in a batch of 16) without collecting batches themselves.
+//
+//	b := c.Batcher() // one for the process
+//	matches, err := b.Query(ctx, neardup.Query{SimHash: fp.SimHash, HasSimHash: true, MinHash: fp.MinHash})
+//
 // # The pre-screen
 //
 // The service keeps a Bloom filter (neardup.KeyFilter) of the canonical URL and the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
 )
 
 var benchServiceCommand = &command{
@@ -32,6 +33,12 @@ are not counted. With --batch B > 1, each request carries B: adds and checks go 
 documents to a request to /v1/documents:batch, queries B queries to a request to
 /v1/fingerprints/query:batch. Latencies stay per request; the documents and queries per
 second count what the requests carried.
+
+--batcher (with --mode query) has each client ask one query at a time through the Go
+client's Batcher (package client), as a crawler's workers would: the Batcher sends the
+queries that wait together, in batch requests of its own, at most --in-flight at a
+time. The report then counts queries as requests, with the latency of each call, and
+says how many HTTP requests carried them.
 
 --rate 0 runs a closed loop: each client sends its next request when the last one is
 answered, so the rate is what the service sustains. --rate R > 0 runs an open loop:
@@ -111,6 +118,8 @@ type benchServiceCmd struct {
 	rate, dupRate, urlDupRate  float64
 	seed                       uint64
 	json                       bool
+	batcher                    bool
+	inFlight                   int
 }
 
 func (c *benchServiceCmd) define(fs *flag.FlagSet) {
@@ -133,6 +142,8 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
 	fs.StringVar(&c.emit, "emit", "", "write the bodies of --requests requests to `FILE`, one a line, and a wrk\nscript that sends them to FILE.lua, instead of sending them (default \"\": send)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
+	fs.BoolVar(&c.batcher, "batcher", false, "with --mode query: ask each query through the Go client's Batcher, which\ngathers the queries waiting into batch requests (default false)")
+	fs.IntVar(&c.inFlight, "in-flight", client.DefaultConcurrency, "with --batcher: have at most `N` batch requests in flight (the client's\nOptions.Concurrency) (default 4)")
 }
 
 // given reports whether the flag was on the command line.
@@ -229,6 +240,18 @@ func (c *benchServiceCmd) validate(args []string) error {
 	case c.pool < 1:
 		return usagef("--pool %d: use 1 or more", c.pool)
 	}
+	if c.batcher {
+		switch {
+		case c.mode != "query" || c.batch != 1:
+			return usagef("--batcher asks queries one at a time: use it with --mode query and no --batch")
+		case c.emit != "" || c.preload > 0:
+			return usagef("--batcher is for runs that send queries; not with --emit or --preload")
+		case c.inFlight < 1 || c.inFlight > maxLoadClients:
+			return usagef("--in-flight %d: use 1 to %d", c.inFlight, maxLoadClients)
+		}
+	} else if c.given("in-flight") {
+		return usagef("--in-flight is the Batcher's: give --batcher too")
+	}
 	if c.requests > 0 {
 		c.duration = 0
 	}
@@ -319,6 +342,11 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 	if err := c.preparePool(e, w); err != nil {
 		return err
 	}
+	if c.batcher {
+		if err := w.useBatcher(c.token, c.inFlight); err != nil {
+			return err
+		}
+	}
 
 	clients := make([]*loadClient, c.clients)
 	for i := range clients {
@@ -346,6 +374,7 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 	}
 	firstDoc := w.docSeq.Load()
 	w.encoded.Store(0)
+	w.target.httpRequests.Store(0)
 	user0, sys0, cpuOK := cpuTime()
 	bar := phaseBar("measure", phase)
 	elapsed := w.run(ctx, clients, phase)
@@ -361,6 +390,10 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 	res.NextStart = c.start + int(w.docSeq.Load())
 	res.Prepared = len(w.bodies) + len(w.queries)
 	res.EncodedInRun = w.encoded.Load()
+	if c.batcher {
+		res.InFlight = c.inFlight
+		res.HTTPRequests = w.target.httpRequests.Load()
+	}
 	if cpuOK {
 		res.CPUUserSeconds, res.CPUSysSeconds = (user1 - user0).Seconds(), (sys1 - sys0).Seconds()
 	}
@@ -431,6 +464,10 @@ type benchServiceResult struct {
 	CPUUserSeconds    float64                   `json:"cpu_user_seconds"`
 	CPUSysSeconds     float64                   `json:"cpu_sys_seconds"`
 	Interrupted       bool                      `json:"interrupted"`
+	// With --batcher, Requests are the queries asked, one a call, and HTTPRequests the
+	// batch requests that carried them, at most InFlight at a time.
+	InFlight     int   `json:"in_flight,omitempty"`
+	HTTPRequests int64 `json:"http_requests,omitempty"`
 }
 
 func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServiceResult {
@@ -490,7 +527,11 @@ func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
 	if r.Rate > 0 {
 		loop = fmt.Sprintf("open loop at %g requests/s", r.Rate)
 	}
-	fmt.Fprintf(tw, "bench service\t%s at %s, %d clients, %s, batch %d\n", r.Mode, r.Addr, r.Clients, loop, r.Batch)
+	batch := fmt.Sprintf("batch %d", r.Batch)
+	if r.InFlight > 0 {
+		batch = fmt.Sprintf("one query a call through the client's Batcher, %d requests in flight", r.InFlight)
+	}
+	fmt.Fprintf(tw, "bench service\t%s at %s, %d clients, %s, %s\n", r.Mode, r.Addr, r.Clients, loop, batch)
 	if r.Interrupted {
 		fmt.Fprintf(tw, "interrupted\tthe figures cover the run until the interrupt\n")
 	}
@@ -506,6 +547,10 @@ func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
 		fmt.Fprintf(tw, ", %.1f queries/s", r.QueriesPerSecond)
 	}
 	fmt.Fprintln(tw)
+	if r.InFlight > 0 {
+		fmt.Fprintf(tw, "batches\tthe %d queries went in %d HTTP requests (%.1f queries each)\n",
+			r.Requests, r.HTTPRequests, float64(r.Requests)/max(float64(r.HTTPRequests), 1))
+	}
 	fmt.Fprintf(tw, "status\t%s\n", sortedCounts(r.Status, ": "))
 	errs := fmt.Sprintf("%d", r.Errors)
 	if r.TransportErrors > 0 {

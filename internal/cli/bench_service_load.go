@@ -22,6 +22,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
 )
 
 // loadOp is the kind of one request of bench service.
@@ -52,6 +53,19 @@ type loadTarget struct {
 	mu     sync.Mutex   // held while writing to stderr, which clients share
 	shown  atomic.Int64 // errors printed so far
 	prefix string       // "neardup bench service: "
+
+	httpRequests atomic.Int64 // sent by client, counted by its transport
+}
+
+// countingTransport counts the requests it sends.
+type countingTransport struct {
+	http.RoundTripper
+	n *atomic.Int64
+}
+
+func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return t.RoundTripper.RoundTrip(r)
 }
 
 func newLoadTarget(base, token string, conns int, stderr io.Writer) *loadTarget {
@@ -66,8 +80,9 @@ func newLoadTarget(base, token string, conns int, stderr io.Writer) *loadTarget 
 		WriteBufferSize: 64 << 10,
 		ReadBufferSize:  64 << 10,
 	}
-	return &loadTarget{base: base, token: token, client: &http.Client{Transport: tr, Timeout: loadTimeout},
-		stderr: stderr, prefix: "neardup bench service: "}
+	t := &loadTarget{base: base, token: token, stderr: stderr, prefix: "neardup bench service: "}
+	t.client = &http.Client{Transport: countingTransport{tr, &t.httpRequests}, Timeout: loadTimeout}
+	return t
 }
 
 // post sends body to path and reads the whole response into resp (so the connection is
@@ -238,12 +253,49 @@ type loadWorkload struct {
 	bodies  [][]byte // documents start, start+1, ... encoded
 	queries [][]byte // query bodies, used round robin
 
+	// With --batcher, queries are asked through batcher, from the queries decoded.
+	batcher *client.Batcher
+	asked   []neardup.Query
+
 	docSeq   atomic.Int64 // documents handed out, from start
 	querySeq atomic.Int64
 	encoded  atomic.Int64 // documents encoded during the run (past the prepared ones)
 
 	// live counts for the progress bar
 	sent, failed atomic.Int64
+}
+
+// useBatcher makes w ask its queries through a client.Batcher with at most inFlight
+// batch requests at a time, on the target's HTTP client. Errors are counted, not
+// retried, as the requests of the other modes are.
+func (w *loadWorkload) useBatcher(token string, inFlight int) error {
+	c, err := client.New(w.target.base, client.Options{Token: token, HTTPClient: w.target.client, Retries: -1, Concurrency: inFlight})
+	if err != nil {
+		return err
+	}
+	w.batcher = c.Batcher()
+	w.asked = make([]neardup.Query, len(w.queries))
+	var p fastjson.Parser
+	for i, body := range w.queries {
+		v, err := p.ParseBytes(body)
+		if err != nil {
+			return err
+		}
+		q := &w.asked[i]
+		if q.SimHash, err = strconv.ParseUint(string(v.GetStringBytes("simhash")), 16, 64); err != nil {
+			return err
+		}
+		q.HasSimHash = true
+		mh, err := hex.DecodeString(string(v.GetStringBytes("minhash")))
+		if err != nil {
+			return err
+		}
+		q.MinHash = make([]uint32, len(mh)/4)
+		for k := range q.MinHash {
+			q.MinHash[k] = binary.LittleEndian.Uint32(mh[4*k:])
+		}
+	}
+	return nil
 }
 
 // loadStats are one client's counts, merged at the end of a phase.
@@ -358,6 +410,10 @@ func (c *loadClient) request(op loadOp) (path string, body []byte, items int) {
 // do sends one request of kind op and counts its outcome; its latency is measured from
 // from, when it was due (open loop) or sent (closed loop).
 func (c *loadClient) do(ctx context.Context, op loadOp, from time.Time) {
+	if op == opQuery && c.w.batcher != nil {
+		c.ask(ctx, from)
+		return
+	}
 	path, body, items := c.request(op)
 	c.stats.requests[op]++
 	c.w.sent.Add(1)
@@ -381,6 +437,44 @@ func (c *loadClient) do(ctx context.Context, op loadOp, from time.Time) {
 	c.stats.latency[op].record(time.Since(from))
 	c.stats.items[op] += int64(items)
 	c.count(op, c.w.batch > 1)
+}
+
+// ask asks the next query through the Batcher, counted as a request: an answer as a
+// 200, a query the service refused by its error code, a failed batch request by its
+// status or as a transport error.
+func (c *loadClient) ask(ctx context.Context, from time.Time) {
+	w := c.w
+	const path = "/v1/fingerprints/query:batch"
+	q := w.asked[(w.querySeq.Add(1)-1)%int64(len(w.asked))]
+	c.stats.requests[opQuery]++
+	w.sent.Add(1)
+	rctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	matches, err := w.batcher.Query(rctx, q)
+	cancel()
+	var api *client.APIError
+	switch {
+	case err == nil:
+		c.stats.status[http.StatusOK]++
+		c.stats.latency[opQuery].record(time.Since(from))
+		c.stats.items[opQuery]++
+		if len(matches) > 0 {
+			c.stats.matched++
+			c.stats.matches += int64(len(matches))
+		}
+	case ctx.Err() != nil: // interrupted: neither a success nor an error
+		c.stats.requests[opQuery]--
+	case errors.As(err, &api) && api.Status == 0:
+		c.stats.status[http.StatusOK]++
+		c.stats.itemErrors[api.Code]++
+	case errors.As(err, &api):
+		c.stats.status[api.Status]++
+		w.failed.Add(1)
+		w.target.showError(path, api.Status, []byte(api.Message), nil)
+	default:
+		c.stats.transport++
+		w.failed.Add(1)
+		w.target.showError(path, 0, nil, err)
+	}
 }
 
 // count reads the verdicts or matches of a 2xx response. A response it cannot read

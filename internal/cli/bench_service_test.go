@@ -150,7 +150,7 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, match)
 	case "/v1/fingerprints/query:batch":
 		var b struct{ Queries []json.RawMessage }
-		if err := json.Unmarshal(body, &b); err != nil || len(b.Queries) < 2 {
+		if err := json.Unmarshal(body, &b); err != nil || len(b.Queries) == 0 {
 			bad("%v: %.80s", err, body)
 			return
 		}
@@ -299,6 +299,29 @@ func TestBenchServiceQueryAndMixed(t *testing.T) {
 	}
 }
 
+// TestBenchServiceBatcher: with --batcher each client asks one query at a time through
+// client.Batcher, which sends the queries that wait together; the report counts the
+// queries as requests and says how many HTTP requests carried them.
+func TestBenchServiceBatcher(t *testing.T) {
+	needCorpus(t)
+	f := &fakeService{delay: 20 * time.Millisecond} // slow answers, so that queries wait
+	addr := f.start(t)
+	res, stderr := runService(t, addr, "--mode", "query", "--batcher", "--in-flight", "2", "--requests", "40", "--pool", "10", "--clients", "8")
+	sent := f.counts["/v1/fingerprints/query:batch"]
+	if len(f.counts) != 1 || len(f.simhashes) != 40 || len(f.bad) > 0 || sent >= 40 {
+		t.Fatalf("the service saw %v, %d queries, bad %q: want the 40 queries in fewer batch requests", f.counts, len(f.simhashes), f.bad)
+	}
+	if res.Requests != 40 || res.HTTPRequests != int64(sent) || res.InFlight != 2 || res.Errors != 0 ||
+		res.Queries+res.ItemErrors["bad_request"] != 40 || res.Queries == 0 || res.QueriesMatched != res.Queries {
+		t.Errorf("report %+v", res)
+	}
+	for _, s := range []string{"one query a call through the client's Batcher, 2 requests in flight", "the 40 queries went in " + fmt.Sprint(sent) + " HTTP requests"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("report on stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+}
+
 // TestBenchServiceOpenLoop: an open loop sends rate x duration requests, and measures
 // latency from when each was due, so a service slower than the rate shows queueing.
 func TestBenchServiceOpenLoop(t *testing.T) {
@@ -422,6 +445,10 @@ func TestBenchServiceUsage(t *testing.T) {
 		{[]string{"--preload", "-1"}, "--preload -1"},
 		{[]string{"--clients", "x"}, `invalid value "x" for flag --clients`},
 		{[]string{"docs.jsonl"}, `unexpected argument "docs.jsonl"`},
+		{[]string{"--batcher"}, "--batcher asks queries one at a time: use it with --mode query"},
+		{[]string{"--mode", "query", "--batcher", "--batch", "4"}, "--batcher asks queries one at a time"},
+		{[]string{"--mode", "query", "--batcher", "--in-flight", "0"}, "--in-flight 0: use 1 to 10000"},
+		{[]string{"--mode", "query", "--in-flight", "2"}, "--in-flight is the Batcher's: give --batcher too"},
 	}
 	for _, tt := range tests {
 		stdout, stderr, code := run(t, "", append([]string{"bench", "service"}, tt.args...)...)
