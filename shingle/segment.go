@@ -314,6 +314,15 @@ func scanASCIIWord(b []byte, p int, atEOF bool) (end int, flags uint8) {
 // a number, punctuation if it has punctuation or a symbol, else a separator (spaces,
 // controls, stray marks).
 func (s *Shingler) general(seg []byte) {
+	// UAX #29 attaches an extending character (a combining mark, a format character, an
+	// emoji modifier) to the white space before it (rule WB4): the space is a separator,
+	// and what follows it is the segment.
+	if i := leadingSpace(seg); i > 0 {
+		s.separator()
+		if seg = seg[i:]; len(seg) == 0 {
+			return
+		}
+	}
 	var word, punct bool
 	var flags uint8
 	for i := 0; i < len(seg); {
@@ -363,6 +372,19 @@ func (s *Shingler) general(seg []byte) {
 	default:
 		s.separator()
 	}
+}
+
+// leadingSpace returns the length of the white space at the start of seg.
+func leadingSpace(seg []byte) int {
+	i := 0
+	for i < len(seg) {
+		r, size := utf8.DecodeRune(seg[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	return i
 }
 
 // isCJK reports whether r is written without spaces between words in Chinese, Japanese

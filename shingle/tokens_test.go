@@ -60,6 +60,10 @@ func TestNormalization(t *testing.T) {
 		{"keep punct", Options{KeepPunct: true}, "Hello, world! don't", "hello , world ! don't"},
 		{"symbols and emoji", Options{}, "a + b = 😀 c ©", "a b c"},
 		{"symbols kept", Options{KeepPunct: true}, "a + 😀", "a + 😀"},
+		// UAX #29 joins a mark, a format character or an emoji modifier to the space
+		// before it; the space still separates.
+		{"extending after a space", Options{KeepPunct: true}, "a 🏽 b\t\u0301c \u00a0\u200db", "a 🏽 b c b"},
+		{"extending after a space, no punct", Options{}, "a 🏽 b\t\u0301c", "a b c"},
 		{"soft hyphen and zero width", Options{}, "co\u00adop\u200dera\u2060tion", "cooperation"},
 		{"whitespace", Options{}, " a \t\n\r\n b\u00a0\u2003c\u3000d ", "a b c d"},
 		{"controls", Options{KeepPunct: true}, "a\x00b\x1bc", "a b c"},
