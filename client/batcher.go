@@ -49,7 +49,7 @@ func (c *Client) Batcher() *Batcher { return &Batcher{c: c} }
 // an *APIError with Status 0, as in a QueryResult of QueryBatch; the failure of the
 // request that carried it is that request's error.
 func (b *Batcher) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
-	if _, err := encodeQuery(&q); err != nil {
+	if err := checkQuery(&q); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

@@ -321,12 +321,19 @@ type wireQuery struct {
 	MinHash string `json:"minhash,omitempty"`
 }
 
-// encodeQuery returns the query's wire form, or an error for a query with neither
-// fingerprint.
+// checkQuery returns the error of a query with neither fingerprint, which is never sent.
+func checkQuery(q *neardup.Query) error {
+	if !q.HasSimHash && len(q.MinHash) == 0 {
+		return errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
+	}
+	return nil
+}
+
+// encodeQuery returns the query's wire form, or checkQuery's error.
 func encodeQuery(q *neardup.Query) (wireQuery, error) {
 	var w wireQuery
-	if !q.HasSimHash && len(q.MinHash) == 0 {
-		return w, errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
+	if err := checkQuery(q); err != nil {
+		return w, err
 	}
 	if q.HasSimHash {
 		w.SimHash = fmt.Sprintf("%016x", q.SimHash)
