@@ -402,7 +402,9 @@ func parseHeader(hdr []byte) (header, error) {
 		return h, badf(ErrSyntax, "WARC-Date %q is not a W3C date (2006-01-02T15:04:05Z)", h.date)
 	}
 	h.typ = strings.ToLower(h.typ)
-	h.id = unbracket(h.id)
+	if h.id = unbracket(h.id); h.id == "" {
+		return h, badf(ErrSyntax, "WARC-Record-ID <> names no record")
+	}
 	h.target = unbracket(h.target)
 	return h, nil
 }

@@ -119,6 +119,7 @@ func TestWARCDamaged(t *testing.T) {
 	long := setLength(good, "7600")
 	notNumber := setLength(good, "lots")
 	noDate := bytes.Replace(good, []byte("WARC-Date: 2024-05-01T12:00:00Z\r\n"), nil, 1)
+	emptyID := bytes.Replace(good, []byte("<urn:uuid:g>"), []byte("<>"), 1)
 	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 	for _, tc := range []struct {
 		name   string
@@ -130,6 +131,7 @@ func TestWARCDamaged(t *testing.T) {
 		{"short Content-Length", cat(short, other), []string{"urn:uuid:h"}, corpus.ErrSyntax, 0},
 		{"bad Content-Length", cat(other, notNumber, good), []string{"urn:uuid:h", "urn:uuid:g"}, corpus.ErrSyntax, int64(len(other))},
 		{"no WARC-Date", cat(noDate, other), []string{"urn:uuid:h"}, corpus.ErrSyntax, 0},
+		{"empty WARC-Record-ID", cat(emptyID, other), []string{"urn:uuid:h"}, corpus.ErrSyntax, 0},
 		{"long Content-Length", cat(other, long), []string{"urn:uuid:h"}, corpus.ErrTruncated, int64(len(other))},
 		{"truncated", cat(other, good[:100]), []string{"urn:uuid:h"}, corpus.ErrTruncated, int64(len(other))},
 		{"truncated gzip", cat(gzipBytes(other), gzipBytes(good)[:60]), []string{"urn:uuid:h"}, corpus.ErrTruncated, int64(len(gzipBytes(other)))},
