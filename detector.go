@@ -530,8 +530,13 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 // CheckEntry decides the verdict of an already fingerprinted document and, when add is
 // true, stores it. Its fingerprints must come from this detector's Fingerprinter (or
 // one with the same options); a signature of another size is treated as having no
-// near-duplicates. The error is the store's; a verdict with Added true is durable.
+// near-duplicates. A priority that is NaN, which no keep policy can order, is an error
+// wrapping ErrDocument; any other error is the store's. A verdict with Added true is
+// durable.
 func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
+	if math.IsNaN(e.Priority) {
+		return Verdict{}, errNaNPriority(e.ID)
+	}
 	if !add {
 		d.mu.Lock()
 		h := d.hints(&e)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -28,7 +29,8 @@ type Document struct {
 	// ContentType is the HTTP Content-Type header, whose charset decides how HTML is
 	// decoded; optional.
 	ContentType string
-	// Priority ranks copies for the keep policy: higher survives (KeepPriority).
+	// Priority ranks copies for the keep policy: higher survives (KeepPriority). NaN, which
+	// has no order, is refused (ErrDocument); the infinities are allowed.
 	Priority float64
 	// FetchTime is when the document was fetched; zero means when it is checked.
 	FetchTime time.Time
@@ -110,8 +112,8 @@ func (f *Fingerprinter) CanonicalURL(raw string) (string, error) {
 }
 
 // Fingerprint returns the document's fingerprints. It fails, wrapping ErrDocument, for a
-// document without an id, with both HTML and Text, with a URL that cannot be
-// canonicalized, or whose HTML is over extract's size or depth limits. A page whose
+// document without an id, with both HTML and Text, with a priority that is NaN, with a URL
+// that cannot be canonicalized, or whose HTML is over extract's size or depth limits. A page whose
 // extraction runs over its time budget (extract.Options.Timeout) is fingerprinted on its
 // whole visible text instead, and its Method says so.
 func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
@@ -121,6 +123,9 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	}
 	if doc.HTML != nil && doc.Text != "" {
 		return fp, fmt.Errorf("%w: %s: both HTML and Text: give one", ErrDocument, doc.ID)
+	}
+	if math.IsNaN(doc.Priority) {
+		return fp, errNaNPriority(doc.ID)
 	}
 	if doc.URL != "" {
 		u, err := f.url.Canonicalize(doc.URL)
@@ -177,6 +182,12 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
 	}
 	return fp, nil
+}
+
+// errNaNPriority is the error of a document whose priority is NaN: the keep policy
+// orders documents by priority, and NaN has no order.
+func errNaNPriority(id string) error {
+	return fmt.Errorf("%w: %s: priority is NaN: give a number", ErrDocument, id)
 }
 
 // MainText returns the text that Fingerprint makes a document's SimHash, MinHash and

@@ -60,7 +60,9 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 	}
 	var x Entry
 	x.ID = d.str()
-	x.Priority = math.Float64frombits(d.u64())
+	if x.Priority = math.Float64frombits(d.u64()); math.IsNaN(x.Priority) {
+		d.fail(fmt.Errorf("priority NaN")) // refused when stored: see Detector.CheckEntry
+	}
 	if fetch := d.varint(); fetch != 0 {
 		x.FetchTime = time.Unix(0, fetch)
 	}

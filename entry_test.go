@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -48,6 +49,31 @@ func TestEntryBinary(t *testing.T) {
 		if err := got.UnmarshalBinary(append(bytes.Clone(b), 0)); !errors.Is(err, ErrEncoding) {
 			t.Fatalf("trailing byte: %v", err)
 		}
+	}
+	// A NaN priority, which no keep policy can order and the detector refuses to store,
+	// is a corrupt entry.
+	b, _ := Entry{ID: "n", Priority: math.NaN()}.MarshalBinary()
+	if err := new(Entry).UnmarshalBinary(b); !errors.Is(err, ErrEncoding) {
+		t.Errorf("NaN priority: %v", err)
+	}
+}
+
+// TestNaNPriority: a document or entry whose priority is NaN is refused, before any
+// store sees it.
+func TestNaNPriority(t *testing.T) {
+	d := newDetector(t, Options{})
+	doc := Document{ID: "n", Text: "some words of text", Priority: math.NaN()}
+	if _, err := d.Check(doc); !errors.Is(err, ErrDocument) {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := d.Fingerprinter().Fingerprint(doc); !errors.Is(err, ErrDocument) {
+		t.Errorf("Fingerprint: %v", err)
+	}
+	if _, err := d.CheckEntry(Entry{ID: "n", Priority: math.NaN()}, true); !errors.Is(err, ErrDocument) {
+		t.Errorf("CheckEntry: %v", err)
+	}
+	if d.Len() != 0 {
+		t.Errorf("%d documents stored", d.Len())
 	}
 }
 
