@@ -196,9 +196,13 @@ func textOf(n *html.Node) string {
 	return s.String()
 }
 
-// browserText is s as a browser shows it: invalid UTF-8 and NUL replaced by U+FFFD.
+// browserText is s as a browser reads it: invalid UTF-8 and NUL replaced by U+FFFD, and
+// every CR LF pair and lone CR made LF, as the HTML input stream's preprocessing does to
+// the CRs that html/template writes as they are (only a character reference would keep
+// one, and a CR shows as nothing in the page anyway).
 func browserText(s string) string {
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func TestWriteErrors(t *testing.T) {
