@@ -112,10 +112,10 @@ func (f *Fingerprinter) CanonicalURL(raw string) (string, error) {
 }
 
 // Fingerprint returns the document's fingerprints. It fails, wrapping ErrDocument, for a
-// document without an id, with both HTML and Text, with a priority that is NaN, with a URL
-// that cannot be canonicalized, or whose HTML is over extract's size or depth limits. A page whose
-// extraction runs over its time budget (extract.Options.Timeout) is fingerprinted on its
-// whole visible text instead, and its Method says so.
+// document without an id, with both HTML and Text, with a priority that is NaN, with a
+// URL that cannot be canonicalized, or whose HTML is over extract's size or depth
+// limits. A page whose extraction runs over its time budget (extract.Options.Timeout) is
+// fingerprinted on its whole visible text instead, and its Method says so.
 func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	var fp Fingerprints
 	if doc.ID == "" {
