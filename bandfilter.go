@@ -13,10 +13,10 @@ import (
 // removed document's keys stay, costing a lookup each) and grows in layers, each with room
 // for twice the keys of the last, so that it never has to be rebuilt from the store while
 // serving. Each full layer adds about bandFilterRate to its false-positive rate: 6% with
-// three. Halving each new layer's rate would bound the sum, at 1.44 more bits a key for
-// each halving, and memory is what a store of ten million documents is short of, whereas
-// a false positive costs one store lookup; and a detector opening a store starts again
-// from one layer with room for a quarter more keys. Safe for concurrent use.
+// three. Halving each new layer's rate would bound the sum, but at 1.44 more bits a key
+// for each halving; memory is what ten million documents are short of, a false positive
+// costs one store lookup, and a detector opening a store starts again from one layer with
+// room for a quarter more keys. Safe for concurrent use.
 type bandFilter struct {
 	mu     sync.RWMutex
 	layers []*bloom.BloomFilter
