@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode"
@@ -317,7 +318,7 @@ func (s *Shingler) general(seg []byte) {
 	// UAX #29 attaches an extending character (a combining mark, a format character, an
 	// emoji modifier) to the white space before it (rule WB4): the space is a separator,
 	// and what follows it is the segment.
-	if i := leadingSpace(seg); i > 0 {
+	if i := len(seg) - len(bytes.TrimLeftFunc(seg, unicode.IsSpace)); i > 0 {
 		s.separator()
 		if seg = seg[i:]; len(seg) == 0 {
 			return
@@ -372,19 +373,6 @@ func (s *Shingler) general(seg []byte) {
 	default:
 		s.separator()
 	}
-}
-
-// leadingSpace returns the length of the white space at the start of seg.
-func leadingSpace(seg []byte) int {
-	i := 0
-	for i < len(seg) {
-		r, size := utf8.DecodeRune(seg[i:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i += size
-	}
-	return i
 }
 
 // isCJK reports whether r is written without spaces between words in Chinese, Japanese
