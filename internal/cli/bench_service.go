@@ -327,9 +327,13 @@ func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 	if err == nil && nQueries > 0 {
 		var f *neardup.Fingerprinter
 		if f, err = neardup.NewFingerprinter(neardup.Options{}); err == nil {
-			w.queries, err = prepare(nQueries, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+			w.asked, err = prepare(nQueries, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) (neardup.Query, []byte, error) {
 				return w.docs.query(s, f, c.start+k, text)
 			})
+			w.queries = make([][]byte, len(w.asked))
+			for i, q := range w.asked {
+				w.queries[i] = queryBody(q)
+			}
 		}
 	}
 	return err

@@ -201,25 +201,29 @@ func (d *loadDocs) appendJSON(dst []byte, c *synthCorpus, i int, text []byte) ([
 	return append(dst, '}'), text
 }
 
-// query returns the body of a fingerprint query with document i's fingerprints.
-func (d *loadDocs) query(c *synthCorpus, f *neardup.Fingerprinter, i int, text []byte) ([]byte, []byte, error) {
+// query returns a fingerprint query with document i's fingerprints.
+func (d *loadDocs) query(c *synthCorpus, f *neardup.Fingerprinter, i int, text []byte) (neardup.Query, []byte, error) {
 	text = c.text(text[:0], i)
 	fp, err := f.Fingerprint(neardup.Document{ID: "doc-" + strconv.Itoa(i), Text: string(text)})
 	if err != nil {
-		return nil, text, err
+		return neardup.Query{}, text, err
 	}
-	mh := make([]byte, 0, 4*len(fp.MinHash))
-	for _, v := range fp.MinHash {
+	return neardup.Query{SimHash: fp.SimHash, HasSimHash: true, MinHash: fp.MinHash}, text, nil
+}
+
+// queryBody returns the body of a request for the fingerprint query q.
+func queryBody(q neardup.Query) []byte {
+	mh := make([]byte, 0, 4*len(q.MinHash))
+	for _, v := range q.MinHash {
 		mh = binary.LittleEndian.AppendUint32(mh, v)
 	}
-	b := fmt.Appendf(nil, `{"simhash":"%016x","minhash":"%s"}`, fp.SimHash, hex.EncodeToString(mh))
-	return b, text, nil
+	return fmt.Appendf(nil, `{"simhash":"%016x","minhash":"%s"}`, q.SimHash, hex.EncodeToString(mh))
 }
 
 // prepare encodes n items on every CPU: item k of the slice returned is what encode
 // makes of k, given the goroutine's corpus and scratch text. done counts the items made.
-func prepare(n int, corpus *synthCorpus, done *atomic.Int64, encode func(c *synthCorpus, k int, text []byte) ([]byte, []byte, error)) ([][]byte, error) {
-	out := make([][]byte, n)
+func prepare[T any](n int, corpus *synthCorpus, done *atomic.Int64, encode func(c *synthCorpus, k int, text []byte) (T, []byte, error)) ([]T, error) {
+	out := make([]T, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -247,15 +251,14 @@ func prepare(n int, corpus *synthCorpus, done *atomic.Int64, encode func(c *synt
 type loadWorkload struct {
 	target  *loadTarget
 	docs    *loadDocs
-	ops     []loadOp // request n does ops[n % len(ops)]
-	start   int      // the first document index
-	batch   int      // documents or queries per request
-	bodies  [][]byte // documents start, start+1, ... encoded
-	queries [][]byte // query bodies, used round robin
+	ops     []loadOp        // request n does ops[n % len(ops)]
+	start   int             // the first document index
+	batch   int             // documents or queries per request
+	bodies  [][]byte        // documents start, start+1, ... encoded
+	queries [][]byte        // query bodies, used round robin
+	asked   []neardup.Query // the queries of those bodies
 
-	// With --batcher, queries are asked through batcher, from the queries decoded.
-	batcher *client.Batcher
-	asked   []neardup.Query
+	batcher *client.Batcher // with --batcher, what asks the queries
 
 	docSeq   atomic.Int64 // documents handed out, from start
 	querySeq atomic.Int64
@@ -274,27 +277,6 @@ func (w *loadWorkload) useBatcher(token string, inFlight int) error {
 		return err
 	}
 	w.batcher = c.Batcher()
-	w.asked = make([]neardup.Query, len(w.queries))
-	var p fastjson.Parser
-	for i, body := range w.queries {
-		v, err := p.ParseBytes(body)
-		if err != nil {
-			return err
-		}
-		q := &w.asked[i]
-		if q.SimHash, err = strconv.ParseUint(string(v.GetStringBytes("simhash")), 16, 64); err != nil {
-			return err
-		}
-		q.HasSimHash = true
-		mh, err := hex.DecodeString(string(v.GetStringBytes("minhash")))
-		if err != nil {
-			return err
-		}
-		q.MinHash = make([]uint32, len(mh)/4)
-		for k := range q.MinHash {
-			q.MinHash[k] = binary.LittleEndian.Uint32(mh[4*k:])
-		}
-	}
 	return nil
 }
 
