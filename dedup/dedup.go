@@ -118,11 +118,17 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 		return nil, err
 	}
 	res.lap("read and fingerprint", &start)
+	if o.Progress != nil {
+		o.Progress(StageFind, len(res.Docs))
+	}
 	pairs, err := res.find(o)
 	if err != nil {
 		return nil, err
 	}
 	res.lap("find duplicates", &start)
+	if o.Progress != nil {
+		o.Progress(StageCluster, len(res.Docs))
+	}
 	res.cluster(pairs, o.Keep)
 	res.lap("cluster", &start)
 	return res, nil
@@ -217,7 +223,7 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 			})
 			r.sigs = append(r.sigs, fp.MinHash...)
 			if o.Progress != nil {
-				o.Progress("read", len(r.Docs))
+				o.Progress(StageRead, len(r.Docs))
 			}
 		}
 		if b.err != nil {

@@ -10,6 +10,16 @@ import (
 	"github.com/neardup/neardup/shingle"
 )
 
+// The stages Options.Progress names, in the order a run goes through them.
+const (
+	// StageRead reads and fingerprints the documents.
+	StageRead = "read"
+	// StageFind finds the exact and near-duplicate pairs.
+	StageFind = "find duplicates"
+	// StageCluster forms the clusters and chooses their representatives.
+	StageCluster = "cluster"
+)
+
 // Method selects what counts as a duplicate.
 type Method int
 
@@ -96,8 +106,10 @@ type Options struct {
 	// which at ten million documents saves a gigabyte of transient memory. A wrong value
 	// costs only memory (too high) or the usual growth (too low).
 	Expected int
-	// Progress, when set, is called from the reading goroutine after each document is
-	// fingerprinted, with the stage name and the documents done.
+	// Progress, when set, is called with StageRead after each document is
+	// fingerprinted, with the documents done, and once as each later stage starts
+	// (StageFind, StageCluster), with the documents read, so that a caller can show
+	// what the run is doing. It is called from one goroutine at a time.
 	Progress func(stage string, docs int)
 }
 

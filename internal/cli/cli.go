@@ -208,7 +208,7 @@ func (e *env) report(name string, err error) int {
 	if errors.Is(err, errReported) {
 		return ExitError
 	}
-	fmt.Fprintf(e.stderr, "neardup %s: %v\n", name, err)
+	fmt.Fprintf(e.stderr, "neardup %s: %s\n", name, errorText(name, err))
 	var u *usageError
 	if errors.As(err, &u) {
 		fmt.Fprintf(e.stderr, "run 'neardup %s --help' for usage\n", name)
@@ -218,6 +218,20 @@ func (e *env) report(name string, err error) int {
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// errorText returns the message of err without the "pkg: " prefixes that repeat what the
+// line's own "neardup CMD: " prefix says: a command's package has its command's name
+// (urlnorm, extract), and an error names its package once, at its start or after the
+// place it is about ("stdin:3: urlnorm: invalid URL" reads "stdin:3: invalid URL").
+func errorText(pkg string, err error) string {
+	msg := err.Error()
+	if i := strings.LastIndexByte(pkg, ' '); i >= 0 { // "bench service"
+		pkg = pkg[i+1:]
+	}
+	prefix := pkg + ": "
+	msg = strings.TrimPrefix(msg, prefix)
+	return strings.ReplaceAll(msg, ": "+prefix, ": ")
 }
 
 // help implements "neardup help [COMMAND]".

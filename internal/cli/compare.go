@@ -60,7 +60,7 @@ to find one), and only "raw bytes equal" looks at the pages as they are.
 
 // compareCmd is "neardup compare".
 type compareCmd struct {
-	features featureFlags
+	features textFlags
 	k        int
 	scheme   simhash.Scheme
 	json     bool
@@ -150,7 +150,7 @@ func (c *compareCmd) compare(names []string, texts [2]string, sums [2][sha256.Si
 	return measure.Compare(
 		measure.Text{Name: names[0], Text: texts[0], Sum: sums[0]},
 		measure.Text{Name: names[1], Text: texts[1], Sum: sums[1]},
-		measure.Options{Unit: c.features.unit, K: c.features.kShingle, MinHashK: c.k, Scheme: c.scheme})
+		measure.Options{Unit: c.features.unit, K: c.features.kShingle, Normalize: c.features.options(shingle.TF), MinHashK: c.k, Scheme: c.scheme})
 }
 
 // writeCompareTable writes res as a header line and an aligned table of measures.

@@ -79,8 +79,8 @@ func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
 
 // reportTexts reads the inputs again for the texts of the documents the report shows:
 // the main text of HTML (or its visible text with --no-extract), the text of the others,
-// cut to reportText characters.
-func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want map[string]bool) (map[string]string, error) {
+// cut to reportText characters. names maps the ids read to the ids of res.
+func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want map[string]bool, names func(string) string) (map[string]string, error) {
 	copt.OnError = nil
 	r, err := corpus.Open(paths, copt)
 	if err != nil {
@@ -96,6 +96,7 @@ func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want ma
 		if err != nil {
 			return nil, err
 		}
+		rec.ID = names(rec.ID)
 		if !want[rec.ID] {
 			continue
 		}

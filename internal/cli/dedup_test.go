@@ -199,7 +199,7 @@ func TestDedupPipelineOptions(t *testing.T) {
 		{[]string{"--mask-numbers"}, "b\n"},
 		{[]string{"--mask-numbers", "--method", "exact", "--unit", "chars", "--k-shingle", "4"}, "b\n"},
 	} {
-		out := filepath.Join(dir, strings.Join(c.flags, ""))
+		out := filepath.Join(dir, "out"+strings.Join(c.flags, ""))
 		args := append(append([]string{"dedup", "--no-corpus", "--out", out}, c.flags...), input)
 		if _, stderr, code := run(t, "", args...); code != ExitOK {
 			t.Fatalf("%q: %s", c.flags, stderr)

@@ -24,11 +24,11 @@ absent, from standard input: decimal (as simhash-cpp's simhash-find-all reads th
 any other line that is not such a number is an error naming the file and line.
 
 Writes every pair of distinct values at most --distance bits apart, once, smaller value
-first, sorted: "[a, b]" in decimal as simhash-cpp writes them (--format json), or
-"a<TAB>b<TAB>distance" (--format tsv). Repeated values count once; identical
+first, sorted: "[a, b]" in decimal as simhash-cpp writes them, or
+"a<TAB>b<TAB>distance" with --tsv (--format tsv, its old spelling, still works). Repeated values count once; identical
 fingerprints are never paired, as upstream. With --clusters it writes the connected
-components of those pairs instead, one per line: "[a, b, c]" (json) or "a<TAB>b<TAB>c"
-(tsv), each ascending, ordered by their smallest value.
+components of those pairs instead, one per line: "[a, b, c]", or "a<TAB>b<TAB>c"
+with --tsv, each ascending, ordered by their smallest value.
 
 The search uses Manku et al.'s permuted tables: --blocks B cuts fingerprints into B
 blocks and makes one pass per choice of B-K blocks ("B choose K" tables). Any B from
@@ -43,14 +43,23 @@ const unset = math.MinInt
 // findallCmd is "neardup findall".
 type findallCmd struct {
 	distance, blocks, threads int
-	format                    string
+	tsv                       bool
+	format                    *deprecatedFlag
 	clusters, verbose         bool
 }
 
 func (c *findallCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.distance, "distance", unset, "report pairs at most `K` bits apart, 0 to 63 (required; 0 reports nothing,\nas simhash-cpp)")
 	fs.IntVar(&c.blocks, "blocks", 0, "use a table design of `B` blocks, K+1 to 64 (default 0: chosen from the\nnumber of fingerprints and K; --verbose shows the choice)")
-	fs.StringVar(&c.format, "format", "json", "write pairs and clusters in `FORMAT`: json (\"[a, b]\", simhash-cpp's) or tsv\n(default json)")
+	fs.BoolVar(&c.tsv, "tsv", false, "write pairs and clusters as tab-separated values instead of simhash-cpp's\n\"[a, b]\" (default false)")
+	c.format = deprecate(fs, "format", "--tsv", "json", "write pairs and clusters in `FORMAT`: json or tsv (default json)", func(v string) error {
+		switch v {
+		case "json", "tsv":
+			c.tsv = v == "tsv"
+			return nil
+		}
+		return fmt.Errorf("%q is not a format; use --tsv, or nothing for \"[a, b]\"", v)
+	})
 	fs.BoolVar(&c.clusters, "clusters", false, "write clusters (connected components of the pairs) instead of pairs\n(default false)")
 	fs.IntVar(&c.threads, "threads", 0, "search with `T` goroutines (default 0: one per CPU, GOMAXPROCS)")
 	fs.BoolVar(&c.verbose, "verbose", false, "describe the input, the table design and the time taken on standard\nerror (default false)")
@@ -109,8 +118,10 @@ func (c *findallCmd) run(e *env, args []string) error {
 	if err := checkSearchFlags(c.distance, c.blocks, c.threads); err != nil {
 		return err
 	}
-	if c.format != "json" && c.format != "tsv" {
-		return usagef("--format %q is not a format; use json or tsv", c.format)
+	c.format.warn(e.stderr, "findall")
+	format := "json"
+	if c.tsv {
+		format = "tsv"
 	}
 	if len(args) > 1 {
 		return usagef("give one input file, not %d (concatenate them with cat and read \"-\")", len(args))
@@ -145,9 +156,9 @@ func (c *findallCmd) run(e *env, args []string) error {
 
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	if c.clusters {
-		err = writeClusters(w, hamming.ClusterValues(pairs), c.format)
+		err = writeClusters(w, hamming.ClusterValues(pairs), format)
 	} else {
-		err = writePairs(w, pairs, c.format)
+		err = writePairs(w, pairs, format)
 	}
 	if err == nil {
 		err = w.Flush()

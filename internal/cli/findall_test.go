@@ -70,10 +70,10 @@ func TestFindallFormats(t *testing.T) {
 		want string
 	}{
 		{[]string{"--distance", "2"}, "[206, 239]\n[239, 255]\n[61184, 65280]\n"},
-		{[]string{"--distance", "2", "--format", "tsv"}, "206\t239\t2\n239\t255\t1\n61184\t65280\t1\n"},
+		{[]string{"--distance", "2", "--tsv"}, "206\t239\t2\n239\t255\t1\n61184\t65280\t1\n"},
 		{[]string{"--distance", "2", "--clusters"}, "[206, 239, 255]\n[61184, 65280]\n"},
-		{[]string{"--distance", "2", "--clusters", "--format", "tsv"}, "206\t239\t255\n61184\t65280\n"},
-		{[]string{"--distance", "3", "--format=tsv"}, "206\t239\t2\n206\t255\t3\n239\t255\t1\n61184\t65280\t1\n"},
+		{[]string{"--distance", "2", "--clusters", "--tsv"}, "206\t239\t255\n61184\t65280\n"},
+		{[]string{"--distance", "3", "--tsv=true"}, "206\t239\t2\n206\t255\t3\n239\t255\t1\n61184\t65280\t1\n"},
 		{[]string{"--distance", "0"}, ""},
 		{[]string{"--distance", "0", "--clusters"}, ""},
 	}
@@ -111,7 +111,7 @@ func TestFindallErrors(t *testing.T) {
 		{"distance too large", "1\n", []string{"--distance", "64"}, ExitUsage, "use 0 to 63"},
 		{"blocks negative", "1\n", []string{"--distance", "3", "--blocks", "-2"}, ExitUsage, "use 0 (automatic) or 4 to 64"},
 		{"threads negative", "1\n", []string{"--distance", "3", "--threads", "-1"}, ExitUsage, "--threads -1 is negative"},
-		{"bad format", "1\n", []string{"--distance", "3", "--format", "csv"}, ExitUsage, `--format "csv" is not a format; use json or tsv`},
+		{"bad format", "1\n", []string{"--distance", "3", "--format", "csv"}, ExitUsage, `invalid value "csv" for flag --format: "csv" is not a format; use --tsv`},
 		{"two files", "", []string{"--distance", "3", "a", "b"}, ExitUsage, "give one input file, not 2"},
 	}
 	for _, tt := range tests {
@@ -180,7 +180,7 @@ func TestFindallFingerprints(t *testing.T) {
 	if simhash.Distance(fps[0], fps[3]) <= k {
 		t.Fatalf("the unrelated document is within %d bits", k)
 	}
-	stdout, stderr, code := run(t, in.String(), "findall", "--distance", strconv.Itoa(k), "--format", "tsv")
+	stdout, stderr, code := run(t, in.String(), "findall", "--distance", strconv.Itoa(k), "--tsv")
 	if code != ExitOK || stdout != want.String() {
 		t.Errorf("exit code %d, stderr %q, got %q, want %q", code, stderr, stdout, want.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"strconv"
 
 	"github.com/neardup/neardup/minhash"
@@ -16,16 +17,16 @@ var minhashCommand = &command{
 	summary: "compute the MinHash signature of files or lines",
 	about: `Writes the MinHash signature of each FILE (standard input when FILE is "-" or there
 is none): its set of shingles (normalized, tokenized, word 5-shingles by default, each
-hashed from the hashes of its words) summarized as --k 32-bit minima. The default --format hex is the K
+hashed from the hashes of its words) summarized as --k 32-bit minima. By default the signature is the K
 values as 8 lowercase hex digits each, concatenated, then two spaces and the name, like
 sha256sum:
 
   $ echo 'The quick brown fox jumps over the lazy dog' | neardup minhash --k 4
   8c521f868c521f862cd4f9f42cd4f9f4  -
 
---format json writes one JSON object per line instead, for programs that store
-signatures: {"name": ..., "k": K, "seed": S, "unit": ..., "k_shingle": N,
-"signature": [K integers]}.
+--json writes one JSON object per line instead, for programs that store signatures:
+{"name": ..., "k": K, "seed": S, "unit": ..., "k_shingle": N, "signature": [K integers]}.
+(--format json, its old spelling, still works and prints a notice.)
 
 With --lines every line is a document of its own (its "\n" or "\r\n" removed) and the
 name is followed by ":" and the line number. Any bytes are accepted, valid UTF-8 or not.
@@ -40,47 +41,6 @@ shingles (an empty line, only punctuation) gets K copies of ffffffff, and all su
 documents look identical. 'neardup compare' shows the estimate next to the exact value.
 `,
 	new: func() runner { return &minhashCmd{} },
-}
-
-// featureFlags are the shingle options that compare and minhash share.
-type featureFlags struct {
-	unit     shingle.Unit
-	kShingle int
-}
-
-func (f *featureFlags) define(fs *flag.FlagSet) {
-	fs.TextVar(&f.unit, "unit", shingle.Words, "make shingles of `UNIT`: words (UAX #29 words, each CJK character one word) or\nchars (code points of the normalized text) (default words)")
-	fs.IntVar(&f.kShingle, "k-shingle", 0, "make shingles of `N` units, 1 to 1024 (default 0: the shingle package's\ndefault, 5 words or 5 characters)")
-}
-
-// check validates the flags as a usage error that says what to change.
-func (f *featureFlags) check() error {
-	switch {
-	case f.kShingle < 0:
-		return usagef("--k-shingle %d is negative; use 0 (the default) or 1 to %d", f.kShingle, shingle.MaxK)
-	case f.kShingle > shingle.MaxK:
-		return usagef("--k-shingle %d is too large; use at most %d", f.kShingle, shingle.MaxK)
-	}
-	return nil
-}
-
-// options returns the shingle options of the flags, with weighting w.
-func (f *featureFlags) options(w shingle.Weighting) shingle.Options {
-	return shingle.Options{Unit: f.unit, K: f.kShingle, Weighting: w}
-}
-
-// k returns the shingle size in effect: --k-shingle, or the package default for the unit.
-func (f *featureFlags) k() int {
-	return (&shingle.Options{Unit: f.unit, K: f.kShingle}).ShingleK()
-}
-
-// describe names the shingles, as in "word 5-shingles".
-func (f *featureFlags) describe() string {
-	unit := "word"
-	if f.unit == shingle.Chars {
-		unit = "character"
-	}
-	return unit + " " + strconv.Itoa(f.k()) + "-shingles"
 }
 
 // defineSignatureK defines --k, the MinHash signature length, for compare and minhash.
@@ -98,11 +58,12 @@ func checkSignatureK(k int) error {
 
 // minhashCmd is "neardup minhash".
 type minhashCmd struct {
-	features featureFlags
+	features textFlags
 	k        int
 	seed     uint64
 	lines    bool
-	format   string
+	json     bool
+	format   *deprecatedFlag
 }
 
 func (c *minhashCmd) define(fs *flag.FlagSet) {
@@ -110,10 +71,18 @@ func (c *minhashCmd) define(fs *flag.FlagSet) {
 	fs.Uint64Var(&c.seed, "seed", 0, "seed the MinHash hash function with `S`; signatures of different seeds are\nunrelated (default 0)")
 	fs.BoolVar(&c.lines, "lines", false, "make a signature of every line as a document; names become NAME:LINE\n(default false)")
 	c.features.define(fs)
-	fs.StringVar(&c.format, "format", "hex", "write signatures in `FORMAT`: hex (sha256sum style) or json (one object per\nline) (default hex)")
+	fs.BoolVar(&c.json, "json", false, "write one JSON object per line instead of sha256sum-style hex (default false)")
+	c.format = deprecate(fs, "format", "--json", "hex", "write signatures in `FORMAT`: hex or json (default hex)", func(v string) error {
+		switch v {
+		case "hex", "json":
+			c.json = v == "json"
+			return nil
+		}
+		return fmt.Errorf("%q is not a format; use --json, or nothing for hex", v)
+	})
 }
 
-// minhashRecord is one line of --format json.
+// minhashRecord is one line of --json.
 type minhashRecord struct {
 	Name      string            `json:"name"`
 	K         int               `json:"k"`
@@ -130,9 +99,7 @@ func (c *minhashCmd) run(e *env, args []string) error {
 	if err := c.features.check(); err != nil {
 		return err
 	}
-	if c.format != "hex" && c.format != "json" {
-		return usagef("--format %q is not a format; use hex or json", c.format)
-	}
+	c.format.warn(e.stderr, "minhash")
 	opt := c.features.options(shingle.Uniform)
 	opt.Bag = true // a bag has its set's signature, and needs no sort
 	s, err := shingle.New(opt)
@@ -152,7 +119,7 @@ func (c *minhashCmd) run(e *env, args []string) error {
 		return eachDocument(e, name, c.lines, func(text []byte, line int) error {
 			features = s.AppendHashes(features[:0], string(text))
 			sig = h.AppendSignature(sig[:0], features)
-			if c.format == "hex" {
+			if !c.json {
 				digest = appendHex32(digest[:0], sig)
 				return writeSumLine(w, digest, name, line)
 			}

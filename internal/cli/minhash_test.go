@@ -152,7 +152,7 @@ func TestMinhashJSON(t *testing.T) {
 	dir := t.TempDir()
 	a := writeTemp(t, dir, "a.txt", readTestdata(t, "para-a.txt"))
 	b := writeTemp(t, dir, `b "<&>".txt`, readTestdata(t, "para-b.txt"))
-	stdout, stderr, code := run(t, "", "minhash", "--format", "json", "--k", "32", "--seed", "9", "--unit", "chars", a, b)
+	stdout, stderr, code := run(t, "", "minhash", "--json", "--k", "32", "--seed", "9", "--unit", "chars", a, b)
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
 	}
@@ -222,7 +222,7 @@ func TestMinhashErrors(t *testing.T) {
 		{[]string{"--k", fmt.Sprint(minhash.MaxK + 1)}, "--k 4097 is out of range"},
 		{[]string{"--k", "x"}, `invalid value "x" for flag --k`},
 		{[]string{"--seed", "-1"}, `invalid value "-1" for flag --seed`},
-		{[]string{"--format", "csv"}, `--format "csv" is not a format; use hex or json`},
+		{[]string{"--format", "csv"}, `invalid value "csv" for flag --format: "csv" is not a format; use --json, or nothing for hex`},
 		{[]string{"--k-shingle", "-1"}, "--k-shingle -1 is negative"},
 		{[]string{"--k-shingle", "1025"}, "--k-shingle 1025 is too large; use at most 1024"},
 		{[]string{"--unit", "lines"}, `invalid value "lines" for flag --unit`},

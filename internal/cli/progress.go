@@ -4,106 +4,195 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/neardup/neardup/corpus"
 )
 
-// progress is the progress bar of a long command. newProgress makes dedup's: the input
-// bytes read of the total (with MB/s and ETA) and the documents done per second, with the
-// stage; newCountProgress makes one of any count (requests, documents, milliseconds of a
-// timed run) with a description the command writes. Commands show it on standard error
-// when that is a terminal and --quiet is off; otherwise every method does nothing.
+// progressEvery is how often a progress line is redrawn: often enough to look alive,
+// seldom enough to cost nothing.
+const progressEvery = 250 * time.Millisecond
+
+// progress is the one-line progress display of a long command, redrawn on a timer on
+// standard error when that is a terminal (and --quiet is off); otherwise every method
+// does nothing. A command runs in stages, each with its own counter, so the count, the
+// rate and the percentage shown are always those of the work being done now: dedup's
+// fingerprinting counts documents fingerprinted, not bytes read ahead of it, and a
+// stage's rate is its count over its own time, so it cannot jump when a stage starts.
+// Its methods are safe for concurrent use.
 type progress struct {
-	bar      *progressbar.ProgressBar
-	current  func() int64  // how far along, of the bar's total
-	describe func() string // the text before the bar
-	name     atomic.Value  // the stage
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	w   io.Writer // nil when hidden
+	now func() time.Time
+
+	mu    sync.Mutex
+	st    progressStage
+	since time.Time // when st started
+	drawn bool      // whether a line is on the screen
+
+	stop chan struct{}
+	wg   sync.WaitGroup
 }
 
-// newProgress returns dedup's bar: stats' Bytes of Total, and docs per second.
-func newProgress(w io.Writer, show bool, stats func() corpus.Stats, docs *atomic.Int64) *progress {
-	p := &progress{current: func() int64 { return stats().Bytes }}
-	start := time.Now()
-	p.describe = func() string {
-		n := docs.Load()
-		rate := float64(n) / max(time.Since(start).Seconds(), 1e-3)
-		return fmt.Sprintf("%-8s %d docs (%.0f/s)", p.stageName(), n, rate)
+// progressStage is what a stage counts. The line reads
+// "NAME  DONE[/TOTAL] UNIT [PCT%]  (RATE UNIT/s)  ELAPSED[, ETA left]  EXTRA".
+type progressStage struct {
+	name  string
+	unit  string       // "docs", "files", "requests"; "B" shows counts as bytes
+	done  func() int64 // nil: the stage shows its name and time only
+	total int64        // 0: unknown, no percentage
+	extra func() string
+	// describe, when set, replaces the name, count and rate (a command that words its
+	// own line); the percentage and times still follow.
+	describe func() string
+}
+
+// newProgress returns a progress display on w when show, else one that draws nothing.
+// It redraws every progressEvery until done.
+func newProgress(w io.Writer, show bool) *progress {
+	if !show {
+		return &progress{}
 	}
-	if show {
-		p.start(w, stats().Total, progressbar.OptionShowBytes(true))
-	}
+	t := time.NewTicker(progressEvery)
+	p := newProgressClock(w, time.Now, t.C)
+	stop := p.stop
+	p.wg.Go(func() { <-stop; t.Stop() })
 	return p
 }
 
-// newCountProgress returns a bar of done() out of total, described by describe (which
-// may call stageName). The bar shows the elapsed and the estimated remaining time.
-func newCountProgress(w io.Writer, show bool, total int64, done func() int64, describe func() string) *progress {
-	p := &progress{current: done, describe: describe}
-	if show {
-		p.start(w, total)
-	}
-	return p
-}
-
-func (p *progress) start(w io.Writer, total int64, opts ...progressbar.Option) {
-	p.bar = progressbar.NewOptions64(total, append([]progressbar.Option{
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionClearOnFinish(),
-	}, opts...)...)
-	p.stop = make(chan struct{})
+// newProgressClock returns a progress display on w that reads the time from now and
+// redraws on each tick: newProgress with a clock and a timer a test can drive.
+func newProgressClock(w io.Writer, now func() time.Time, tick <-chan time.Time) *progress {
+	stop := make(chan struct{})
+	p := &progress{w: w, now: now, since: now(), stop: stop}
 	p.wg.Go(func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
 		for {
 			select {
-			case <-p.stop:
+			case <-stop:
 				return
-			case <-t.C:
-				p.update()
+			case <-tick:
+				p.draw()
 			}
 		}
 	})
+	return p
 }
 
-func (p *progress) update() {
-	p.bar.Describe(p.describe())
-	p.bar.Set64(p.current())
+// newCountProgress returns a display of one stage: done() of total, described by
+// describe.
+func newCountProgress(w io.Writer, show bool, total int64, done func() int64, describe func() string) *progress {
+	p := newProgress(w, show)
+	p.stage(progressStage{done: done, total: total, describe: describe})
+	return p
 }
 
-// isTerminal reports whether w is a terminal, where a progress bar belongs.
+// stage starts a stage: its count and time start from here.
+func (p *progress) stage(s progressStage) {
+	p.mu.Lock()
+	if p.w != nil {
+		p.st, p.since = s, p.now()
+	}
+	p.mu.Unlock()
+	p.draw()
+}
+
+// draw writes the current line over the previous one.
+func (p *progress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil {
+		return
+	}
+	// "\r" returns to the start of the line and ESC [K clears what a longer line left.
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(p.now()))
+	p.drawn = true
+}
+
+// line renders the stage at time now.
+func (p *progress) line(now time.Time) string {
+	s := p.st
+	elapsed := max(now.Sub(p.since), 0)
+	var b strings.Builder
+	var n int64
+	if s.done != nil {
+		n = s.done()
+	}
+	if s.describe != nil {
+		b.WriteString(s.describe())
+	} else {
+		fmt.Fprintf(&b, "%-11s", s.name)
+		if s.done != nil {
+			b.WriteString(" " + countString(n, s.unit))
+			if s.total > 0 {
+				b.WriteString(" of " + countString(s.total, s.unit))
+			}
+			if sec := elapsed.Seconds(); sec >= 0.5 { // a rate over less is noise
+				b.WriteString(" (" + countString(int64(float64(n)/sec), s.unit) + "/s)")
+			}
+		}
+	}
+	if s.done != nil && s.total > 0 {
+		frac := min(max(float64(n)/float64(s.total), 0), 1)
+		const width = 20
+		full := int(frac * width)
+		fmt.Fprintf(&b, " [%s%s] %3.0f%%", strings.Repeat("=", full), strings.Repeat(" ", width-full), 100*frac)
+	}
+	b.WriteString("  " + clock(elapsed))
+	if s.done != nil && s.total > 0 && n > 0 && n < s.total && elapsed >= time.Second {
+		left := time.Duration(float64(elapsed) * float64(s.total-n) / float64(n))
+		b.WriteString(", " + clock(left) + " left")
+	}
+	if s.extra != nil {
+		if x := s.extra(); x != "" {
+			b.WriteString("  " + x)
+		}
+	}
+	return b.String()
+}
+
+// countString writes n in unit, bytes ("B") in kB, MB, ...
+func countString(n int64, unit string) string {
+	if unit == "B" {
+		return humanBytes(n)
+	}
+	if unit == "" {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}
+
+// clock formats d as m:ss, or h:mm:ss from an hour.
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// isTerminal reports whether w is a terminal, where a progress line belongs.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// stage names what is being done now.
-func (p *progress) stage(name string) {
-	p.name.Store(name)
-}
-
-// stageName returns the name given to stage, or "".
-func (p *progress) stageName() string {
-	s, _ := p.name.Load().(string)
-	return s
-}
-
-// done removes the bar.
+// done stops the redrawing and clears the line, so that what is printed next starts on
+// a clean line. It may be called more than once.
 func (p *progress) done() {
-	if p.bar == nil {
+	p.mu.Lock()
+	stop := p.stop
+	p.stop = nil
+	p.mu.Unlock()
+	if stop == nil {
 		return
 	}
-	close(p.stop)
+	close(stop)
 	p.wg.Wait()
-	p.bar.Finish()
-	p.bar = nil
+	p.mu.Lock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	p.w = nil
+	p.mu.Unlock()
 }

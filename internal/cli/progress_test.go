@@ -2,44 +2,139 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/neardup/neardup/corpus"
+	"time"
 )
 
-func TestProgress(t *testing.T) {
-	var out bytes.Buffer
-	var docs atomic.Int64
-	stats := func() corpus.Stats { return corpus.Stats{Bytes: 1 << 20, Total: 4 << 20} }
-	p := newProgress(&out, true, stats, &docs)
-	p.stage("reading")
-	docs.Store(1234)
-	p.update()
-	p.done()
-	if s := out.String(); !strings.Contains(s, "reading") || !strings.Contains(s, "1234 docs") || !strings.Contains(s, "25%") || !strings.Contains(s, "B/s") {
-		t.Fatalf("progress bar %q", s)
+// fakeTerminal records what a progress display writes and signals each write.
+type fakeTerminal struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes chan struct{}
+}
+
+func (f *fakeTerminal) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	f.buf.Write(p)
+	f.mu.Unlock()
+	select {
+	case f.writes <- struct{}{}:
+	default:
 	}
-	out.Reset()
-	q := newProgress(&out, false, stats, &docs)
-	q.stage("x")
-	q.done()
-	if out.Len() != 0 || isTerminal(&out) {
-		t.Fatal("a hidden bar wrote, or a buffer is a terminal")
+	return len(p), nil
+}
+
+// last returns the last line drawn: the text after the last "\r", without the ESC [K
+// that ends it.
+func (f *fakeTerminal) last() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.buf.String()
+	s = s[strings.LastIndexByte(s, '\r')+1:]
+	return strings.TrimSuffix(s, "\x1b[K")
+}
+
+// fakeClock is a clock a test moves.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestProgressRedrawsOnTimer(t *testing.T) {
+	term := &fakeTerminal{writes: make(chan struct{}, 1)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	tick := make(chan time.Time)
+	p := newProgressClock(term, clock.now, tick)
+	var docs atomic.Int64
+	var bytesRead atomic.Int64
+	p.stage(progressStage{name: "fingerprint", unit: "docs", done: docs.Load, extra: func() string {
+		return "read " + humanBytes(bytesRead.Load())
+	}})
+	<-term.writes
+	if got := term.last(); got != "fingerprint 0 docs  0:00  read 0 B" {
+		t.Fatalf("first line %q", got)
+	}
+	// The count moves between ticks; the line follows on the next tick only, and the
+	// rate is the stage's count over the stage's time.
+	docs.Store(1000)
+	bytesRead.Store(5e6)
+	clock.advance(4 * time.Second)
+	tick <- time.Time{}
+	<-term.writes
+	if got, want := term.last(), "fingerprint 1000 docs (250 docs/s)  0:04  read 5.0 MB"; got != want {
+		t.Fatalf("after 4 s: %q, want %q", got, want)
+	}
+	// A new stage starts its own count and clock: a rate is never a total divided by
+	// another stage's time.
+	clock.advance(10 * time.Second)
+	var files atomic.Int64
+	p.stage(progressStage{name: "copy", unit: "B", done: files.Load, total: 8e6})
+	<-term.writes
+	files.Store(2e6)
+	clock.advance(2 * time.Second)
+	tick <- time.Time{}
+	<-term.writes
+	if got, want := term.last(), "copy        2.0 MB of 8.0 MB (1.0 MB/s) [=====               ]  25%  0:02, 0:06 left"; got != want {
+		t.Fatalf("copy stage: %q, want %q", got, want)
+	}
+	p.done()
+	if s := term.buf.String(); !strings.HasSuffix(s, "\r\x1b[K") {
+		t.Fatalf("done left the line: %q", s)
+	}
+	n := term.buf.Len()
+	p.stage(progressStage{name: "late"})
+	p.done()
+	if term.buf.Len() != n {
+		t.Fatal("a progress display drew after done")
+	}
+}
+
+func TestProgressHiddenDrawsNothing(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, false)
+	p.stage(progressStage{name: "x", done: func() int64 { return 1 }, total: 2})
+	p.draw()
+	p.done()
+	if out.Len() != 0 {
+		t.Fatalf("a hidden display wrote %q", out.String())
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(&out) || isTerminal(f) {
+		t.Fatal("a buffer or a regular file is taken for a terminal")
 	}
 }
 
 func TestCountProgress(t *testing.T) {
-	var out bytes.Buffer
+	term := &fakeTerminal{writes: make(chan struct{}, 1)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	p := newProgressClock(term, clock.now, nil)
 	var n atomic.Int64
-	var p *progress
-	p = newCountProgress(&out, true, 200, n.Load, func() string { return p.stageName() + " requests" })
-	p.stage("warmup")
+	p.stage(progressStage{done: n.Load, total: 200, describe: func() string { return "warmup requests" }})
 	n.Store(50)
-	p.update()
+	clock.advance(time.Second)
+	p.draw()
 	p.done()
-	if s := out.String(); !strings.Contains(s, "warmup requests") || !strings.Contains(s, "25%") || strings.Contains(s, "B/s") {
-		t.Fatalf("progress bar %q", s)
+	if got, want := term.last(), ""; got != want { // cleared
+		t.Fatalf("after done %q", got)
+	}
+	s := term.buf.String()
+	if !strings.Contains(s, "warmup requests [=====               ]  25%  0:01, 0:03 left") {
+		t.Fatalf("progress %q", s)
 	}
 }

@@ -44,7 +44,7 @@ func TestURLNorm(t *testing.T) {
 		},
 		{
 			name: "bad profile", args: []string{"--profile", "gentle", "a.com"}, code: ExitUsage,
-			stderr: `invalid value "gentle" for flag --profile: urlnorm: invalid options: unknown profile "gentle"; use "safe", "aggressive" or "whatwg"`,
+			stderr: `invalid value "gentle" for flag --profile: invalid options: unknown profile "gentle"; use "safe", "aggressive" or "whatwg"`,
 		},
 		{
 			name: "line too long", stdin: "http://a.com/" + strings.Repeat("a", 1<<20) + "\n", code: ExitError,

@@ -34,6 +34,11 @@ type Options struct {
 	// package's default for the unit).
 	Unit shingle.Unit
 	K    int
+	// Normalize holds the normalization of the shingles (KeepCase, KeepPunct,
+	// KeepAccents, MaskNumbers, RemoveStopWords, NoCJK, NoNFKC), so that a comparison
+	// sees the texts as a run with those options does; its Unit, K, Weighting and Bag
+	// are ignored. The zero value is the shingle package's default normalization.
+	Normalize shingle.Options
 	// MinHashK is the signature size; 0 means minhash.DefaultK.
 	MinHashK int
 	// Scheme makes the SimHash fingerprints; a scheme has its own text pipeline, so Unit
@@ -103,7 +108,9 @@ func Compare(a, b Text, opt Options) (*Result, error) {
 	}
 	// One pass gives both the set and the term frequencies: AppendWeighted yields each
 	// distinct shingle once, sorted by hash, the set that AppendHashes yields.
-	s, err := shingle.New(shingle.Options{Unit: opt.Unit, K: opt.K, Weighting: shingle.TF})
+	so := opt.Normalize
+	so.Unit, so.K, so.Weighting, so.Bag = opt.Unit, opt.K, shingle.TF, false
+	s, err := shingle.New(so)
 	if err != nil {
 		return nil, err
 	}
