@@ -3,8 +3,8 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
