@@ -411,7 +411,7 @@ func compareDocs(d *neardup.Detector, cj compareJSON) (*comparison, error) {
 	c.A = sideJSON{a.Title, a.Method, a.Words, formatSimHash(a.SimHash)}
 	c.B = sideJSON{b.Title, b.Method, b.Words, formatSimHash(b.SimHash)}
 	res, err := measure.Compare(measure.Text{Name: "a", Text: mains[0]}, measure.Text{Name: "b", Text: mains[1]},
-		measure.Options{Unit: opt.Shingle.Unit, K: opt.Shingle.K, MinHashK: opt.MinHashK})
+		measure.Options{Unit: opt.Shingle.Unit, K: opt.Shingle.K, Normalize: opt.Shingle, MinHashK: opt.MinHashK})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", neardup.ErrOptions, err)
 	}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/shingle"
 )
 
 var checkCommand = &command{
@@ -31,6 +33,11 @@ zstd-compressed files (told by their first bytes) are decompressed.
 
 --url gives the URL a page was fetched from, in the order of the files: the first
 --url belongs to the first FILE, and so on; pages without one have no URL key.
+
+At the end a summary line on standard error counts the verdicts and names the effective
+--near, --distance, --threshold and --keep: check's defaults are the service's, which
+differ from 'neardup dedup' (docs/cli.md says why). Over many files, progress shows on
+standard error when it is a terminal, unless --quiet.
 `,
 	new: func() runner { return &checkCmd{} },
 }
@@ -44,6 +51,8 @@ type checkCmd struct {
 	keep      string
 	noExtract bool
 	maxBytes  int
+	text      textFlags
+	output    outputFlags
 }
 
 // stringList is a repeatable string flag.
@@ -60,6 +69,8 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes, after decompression (default %d: %d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
+	c.text.define(fs)
+	c.output.define(fs)
 }
 
 // errorLine is the JSON line of output, in check and extract --json, of a file that
@@ -104,17 +115,30 @@ func (c *checkCmd) run(e *env, args []string) error {
 	if c.maxBytes < 1 {
 		return usagef("--max-bytes %d: use 1 or more", c.maxBytes)
 	}
+	if err := c.text.check(); err != nil {
+		return err
+	}
+	if err := c.output.check(); err != nil {
+		return err
+	}
 	distance := distanceOption(c.distance)
 	d, err := neardup.NewDetector(neardup.Options{
 		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
-		Extract: extract.Options{MaxBytes: c.maxBytes},
+		Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform),
 	})
 	if err != nil {
 		return usagef("%v", err)
 	}
 	w := bufio.NewWriter(e.stdout)
 	failed := false
+	verdicts := map[neardup.Kind]int{}
+	var files atomic.Int64
+	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e.stderr))
+	defer progress.done()
+	stderr := progress.above(e.stderr)
+	progress.stage(progressStage{name: "check", unit: "files", done: files.Load, total: int64(len(args))})
 	for i, name := range args {
+		files.Store(int64(i))
 		doc := neardup.Document{ID: name}
 		if i < len(c.urls) {
 			doc.URL = c.urls[i]
@@ -134,16 +158,31 @@ func (c *checkCmd) run(e *env, args []string) error {
 				}
 				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Method: fp.Method, Words: fp.Words})
 				w.Write(append(line, '\n'))
+				verdicts[v.Kind]++
 				continue
 			}
 		}
 		line, _ := json.Marshal(errorLine{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
 		w.Write(append(line, '\n'))
-		fmt.Fprintf(e.stderr, "neardup check: %v\n", err) // every error names the file
+		fmt.Fprintf(stderr, "neardup check: %v\n", err) // every error names the file
 		failed = true
 	}
+	progress.done()
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("writing output: %w", err)
+	}
+	if !c.output.quiet {
+		var counts []string
+		for _, s := range []neardup.Kind{neardup.Unique, neardup.URLDuplicate, neardup.ExactDuplicate, neardup.NearDuplicate, neardup.Changed} {
+			if verdicts[s] > 0 {
+				counts = append(counts, fmt.Sprintf("%d %s", verdicts[s], s))
+			}
+		}
+		if len(counts) == 0 {
+			counts = []string{"no verdicts"}
+		}
+		fmt.Fprintf(e.stderr, "neardup check: %d pages: %s; with --near %s --distance %d --threshold %g --keep %s, %s\n",
+			len(args), strings.Join(counts, ", "), near, c.distance, c.threshold, keep, c.text.describe())
 	}
 	if failed {
 		return errReported

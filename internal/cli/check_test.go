@@ -43,8 +43,14 @@ func TestCheck(t *testing.T) {
 	}
 	args = append(args, p)
 	stdout, stderr, code := run(t, "", append([]string{"check", "--url", "http://x.org/a", "--url", "http://x.org/a"}, args...)...)
-	if code != ExitOK || stderr != "" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+	// The summary names the effective parameters, whose defaults differ from dedup's.
+	summary := "neardup check: 5 pages: 2 unique, 1 url-duplicate, 1 exact-duplicate, 1 near-duplicate; with --near any --distance 3 --threshold 0.6 --keep priority,first,id, word 5-shingles\n"
+	if code != ExitOK || stderr != summary {
+		t.Fatalf("exit %d, stderr %q, want %q", code, stderr, summary)
+	}
+	quiet, stderr, code := run(t, "", append([]string{"check", "--quiet", "--url", "http://x.org/a", "--url", "http://x.org/a"}, args...)...)
+	if code != ExitOK || stderr != "" || quiet != stdout {
+		t.Fatalf("--quiet: exit %d, stderr %q, stdout %q", code, stderr, quiet)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	want := []string{"unique", "url-duplicate", "near-duplicate", "unique", "exact-duplicate"}

@@ -221,6 +221,10 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	defer os.RemoveAll(out.tmp + ".stdin")
 
+	progress := newProgress(e.stderr, c.output.showProgress(e.stderr))
+	defer progress.done()
+	stderr := progress.above(e.stderr)
+
 	// Bad records: every one in bad.jsonl, the first few on standard error too, and
 	// fatal with --on-error fail.
 	badFile, err := os.Create(filepath.Join(out.tmp, "bad.jsonl"))
@@ -247,9 +251,9 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		case c.onError == "fail":
 			return fmt.Errorf("%s: %w (--on-error fail)", where, err)
 		case nbad <= maxBadShown:
-			fmt.Fprintf(e.stderr, "neardup dedup: skipped %s: %s\n", where, errorText("corpus", err))
+			fmt.Fprintf(stderr, "neardup dedup: skipped %s: %s\n", where, errorText("corpus", err))
 		case nbad == maxBadShown+1:
-			fmt.Fprintf(e.stderr, "neardup dedup: more bad records skipped; every one is in %s\n", filepath.Join(c.out, "bad.jsonl"))
+			fmt.Fprintf(stderr, "neardup dedup: more bad records skipped; every one is in %s\n", filepath.Join(c.out, "bad.jsonl"))
 		}
 		return nil
 	}
@@ -264,8 +268,6 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	defer r.Close()
 	var docs atomic.Int64
-	progress := newProgress(e.stderr, c.output.showProgress(e.stderr))
-	defer progress.done()
 	// A page that cannot be fingerprinted is reported with its file and line or offset,
 	// like a bad record: dedup.Run calls Progress or onError once for each document, in
 	// the order read, so the sources of the documents in flight wait in a queue.
@@ -411,7 +413,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	s := sum.Summary
 	fmt.Fprintf(e.stderr, "neardup dedup: %d documents (%d bad records skipped): %d exact duplicates, %d near pairs, %d clusters; kept %d, dropped %d (%s); results in %s\n",
 		s.Documents, st.Bad+int64(s.Skipped), s.ExactDuplicates, s.NearPairs, s.Clusters, s.Kept, s.Dropped, humanBytes(s.DroppedBytes), c.out)
-	fmt.Fprintf(e.stderr, "neardup dedup: with %s\n", c.effective(res.Options))
+	fmt.Fprintf(e.stderr, "neardup dedup: with %s\n", dedupRules(res.Options, &c.text, c.keep))
 	if c.output.verbose {
 		for _, t := range sum.Timings {
 			fmt.Fprintf(e.stderr, "neardup dedup: %-34s %8.3f s\n", t["stage"], t["seconds"])
@@ -430,10 +432,11 @@ func (c *dedupCmd) parameters(keep neardup.KeepPolicy) map[string]any {
 	return p
 }
 
-// effective describes the parameters that decide what is a duplicate, as the summary
-// line prints them: dedup's defaults differ from check's and serve's (see docs/cli.md),
-// so every run says which it used.
-func (c *dedupCmd) effective(o dedup.Options) string {
+// dedupRules describes the parameters that decide what is a duplicate, as dedup's and
+// eval's summaries print them: dedup's defaults differ from check's and serve's (see
+// docs/cli.md), so every run says which it used.
+// keep, when not "", is the --keep given.
+func dedupRules(o dedup.Options, text *textFlags, keep string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--method %s", o.Method)
 	if o.Method == dedup.SimHash {
@@ -441,8 +444,11 @@ func (c *dedupCmd) effective(o dedup.Options) string {
 	} else if o.Method != dedup.Exact {
 		fmt.Fprintf(&b, " --threshold %g", o.Threshold)
 	}
-	fmt.Fprintf(&b, " --keep %s, %s", c.keep, c.text.describe())
-	if c.noExtract {
+	if keep != "" {
+		b.WriteString(" --keep " + keep)
+	}
+	b.WriteString(", " + text.describe())
+	if o.NoExtract {
 		b.WriteString(", --no-extract")
 	}
 	return b.String()

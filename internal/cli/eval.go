@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/shingle"
 )
 
 var evalCommand = &command{
@@ -40,8 +41,9 @@ groups (and the near pairs between them) to every pair they imply before scoring
 run is scored on the same pairs its clusters were made from.
 
 Instead of --pairs, give the inputs themselves (as 'neardup dedup' takes them) to
-deduplicate them in memory with --method, --distance, --threshold and --no-extract and
-score that run.
+deduplicate them in memory with --method, --distance, --threshold, --no-extract and the
+text-pipeline flags, as 'neardup dedup' takes them, and score that run; standard error
+names the effective parameters.
 
 With --json the table is one JSON object a line.
 `,
@@ -58,6 +60,7 @@ type evalCmd struct {
 	distance  int
 	threshold float64
 	noExtract bool
+	text      textFlags
 }
 
 func (c *evalCmd) define(fs *flag.FlagSet) {
@@ -69,6 +72,7 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", dedup.DefaultDistance))
 	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", dedup.DefaultThreshold))
 	fs.BoolVar(&c.noExtract, "no-extract", false, "with inputs: fingerprint HTML on its whole visible text (default false)")
+	c.text.define(fs)
 }
 
 // runDedup deduplicates the inputs in memory (the corpus defaults; bad records skipped
@@ -81,20 +85,25 @@ func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, 
 		return nil, false, err
 	}
 	defer r.Close()
+	if err := c.text.check(); err != nil {
+		return nil, false, err
+	}
 	distance := distanceOption(c.distance)
+	opt := dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform)}
 	res, err := dedup.Run(func() (neardup.Document, error) {
 		rec, err := r.Next()
 		if err != nil {
 			return neardup.Document{}, err
 		}
 		return recordDocument(rec), nil
-	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract}, func(neardup.Document, error) error {
+	}, opt, func(neardup.Document, error) error {
 		bad.Add(1)
 		return nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
+	fmt.Fprintf(e.stderr, "neardup eval: deduplicated %d documents with %s\n", len(res.Docs), dedupRules(res.Options, &c.text, ""))
 	if n := bad.Load(); n > 0 {
 		fmt.Fprintf(e.stderr, "neardup eval: %d bad records skipped (see 'neardup dedup' for the list)\n", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup/extract"
@@ -47,6 +48,7 @@ type extractCmd struct {
 	url         string
 	maxBytes    int
 	timeout     time.Duration
+	output      outputFlags
 }
 
 func (c *extractCmd) define(fs *flag.FlagSet) {
@@ -55,6 +57,7 @@ func (c *extractCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "", "the page's absolute http(s) `URL`, which completes relative links and is the\nurl when the page names no canonical one; usually with one FILE (default \"\": none)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, "refuse a page larger than `N` bytes, after gunzip (default 8388608: 8 MiB)")
 	fs.DurationVar(&c.timeout, "timeout", extract.DefaultTimeout, "give up on a page after `D`, such as 500ms; 0 for no limit (default 5s)")
+	c.output.define(fs)
 }
 
 // extractRecord is one line of --json.
@@ -88,8 +91,20 @@ func (c *extractCmd) run(e *env, args []string) error {
 	if c.timeout == 0 {
 		opts.Timeout = -1 // the package's "no budget"
 	}
+	if err := c.output.check(); err != nil {
+		return err
+	}
 	headers := len(args) > 1
-	return e.eachFile("extract", args, func(w *bufio.Writer, name string) error {
+	var files atomic.Int64
+	methods := map[string]int{}
+	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e.stderr))
+	defer progress.done()
+	progress.stage(progressStage{name: "extract", unit: "files", done: files.Load, total: int64(len(args))})
+	pe := *e
+	pe.stderr = progress.above(e.stderr)
+	start := time.Now()
+	err := pe.eachFile("extract", args, func(w *bufio.Writer, name string) error {
+		defer files.Add(1)
 		page, shown, err := readPage(e, name, c.maxBytes)
 		var r extract.Result
 		if err == nil {
@@ -98,6 +113,7 @@ func (c *extractCmd) run(e *env, args []string) error {
 			}
 		}
 		if err != nil {
+			methods["error"]++
 			if c.json {
 				line, _ := json.Marshal(errorLine{File: shown, Error: err.Error()})
 				if _, werr := w.Write(append(line, '\n')); werr != nil {
@@ -106,6 +122,7 @@ func (c *extractCmd) run(e *env, args []string) error {
 			}
 			return err
 		}
+		methods[r.Method]++
 		if c.json {
 			enc := json.NewEncoder(w)
 			enc.SetEscapeHTML(false)
@@ -125,4 +142,11 @@ func (c *extractCmd) run(e *env, args []string) error {
 		}
 		return nil
 	})
+	progress.done()
+	if c.output.verbose {
+		pages := max(len(args), 1) // none is standard input
+		fmt.Fprintf(e.stderr, "neardup extract: %d pages in %v: %d by trafilatura, %d by their visible text, %d errors; --max-bytes %d --timeout %v\n",
+			pages, time.Since(start).Round(time.Millisecond), methods["trafilatura"], methods["visible-text"], methods["error"], c.maxBytes, c.timeout)
+	}
+	return err
 }

@@ -171,6 +171,31 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
+// above returns a writer for messages to w, the display's own stream, that clears the
+// progress line before each write, so that a message never starts after it; the next
+// tick draws the line again below the message.
+func (p *progress) above(w io.Writer) io.Writer {
+	if p.w == nil {
+		return w
+	}
+	return aboveWriter{p, w}
+}
+
+type aboveWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (a aboveWriter) Write(b []byte) (int, error) {
+	a.p.mu.Lock()
+	defer a.p.mu.Unlock()
+	if a.p.drawn {
+		io.WriteString(a.w, "\r\x1b[K")
+		a.p.drawn = false
+	}
+	return a.w.Write(b)
+}
+
 // isTerminal reports whether w is a terminal, where a progress line belongs.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/store/pebblestore"
 )
 
@@ -76,6 +77,7 @@ type serveCmd struct {
 	maxAge          time.Duration
 	keep            string
 	noExtract       bool
+	text            textFlags
 }
 
 // envName returns the environment variable of a flag.
@@ -109,6 +111,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.DurationVar(&c.maxAge, "max-age", 0, "forget documents not seen for longer than `D` (default 0s: never)")
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	c.text.define(fs)
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
 }
 
@@ -241,6 +244,9 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 		arenas = strconv.Itoa(serveArenas)
 	}
 	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
+	// The defaults differ from dedup's (docs/cli.md says why), so the log says which hold.
+	log.Info("duplicate rules", "near", c.near, "distance", c.distance, "threshold", c.threshold, "keep", c.keep,
+		"shingles", c.text.describe(), "extract", !c.noExtract)
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
@@ -361,9 +367,13 @@ func (c *serveCmd) config() (serveConfig, error) {
 	case c.data == "":
 		return cfg, usagef("--data: give the directory of the index")
 	}
+	if err := c.text.check(); err != nil {
+		return cfg, err
+	}
 	cfg.data, cfg.cacheSize = c.data, int64(c.cacheSize)
 	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
-		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory)}
+		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory),
+		Shingle: c.text.options(shingle.Uniform)}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}
