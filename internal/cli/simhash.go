@@ -148,7 +148,7 @@ func (e *env) eachFile(cmd string, names []string, file func(w *bufio.Writer, na
 			return we
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "neardup %s: %v\n", cmd, err)
+			fmt.Fprintf(e.stderr, "neardup %s: %s\n", cmd, errorText(cmd, err))
 			failed = true
 		}
 	}

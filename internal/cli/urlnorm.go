@@ -81,7 +81,7 @@ func (c *urlnormCmd) run(e *env, args []string) error {
 		key, err := cz.Canonicalize(raw)
 		if err != nil {
 			failed = true
-			fmt.Fprintf(e.stderr, "neardup urlnorm: %s: %v\n", where, err)
+			fmt.Fprintf(e.stderr, "neardup urlnorm: %s: %s\n", where, errorText("urlnorm", err))
 		}
 		switch {
 		case c.json:
