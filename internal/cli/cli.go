@@ -296,19 +296,26 @@ func writeCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "  --help\n        show this help\n\n%s", exitCodesHelp)
 }
 
-// versionString describes the running binary from its build information: the module
-// version ("(devel)" for a build from a checkout), the VCS revision when known, and the Go
-// version.
+// versionString describes the running binary from its build information (see
+// formatVersion).
 func versionString() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "neardup (unknown version)"
+		return "neardup (unknown version: built without module support)"
 	}
+	return formatVersion(bi)
+}
+
+// formatVersion describes a build: the main module's version ("(devel)" for a build
+// from a checkout, as the go command records it), the VCS commit and whether the tree
+// had uncommitted changes when the go command recorded them (vcs.revision,
+// vcs.modified), and the Go version, as "neardup v1.2.3 (commit 0123456789ab, modified;
+// go1.25.0)".
+func formatVersion(bi *debug.BuildInfo) string {
 	v := bi.Main.Version
 	if v == "" {
 		v = "(devel)"
 	}
-	extra := []string{bi.GoVersion}
 	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -318,14 +325,17 @@ func versionString() string {
 			modified = s.Value
 		}
 	}
+	var extra []string
 	if rev != "" {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		if modified == "true" {
-			rev += ", modified"
-		}
 		extra = append(extra, "commit "+rev)
+		if modified == "true" {
+			extra = append(extra, "modified")
+		}
+	} else {
+		extra = append(extra, "commit unknown")
 	}
-	return fmt.Sprintf("neardup %s (%s)", v, strings.Join(extra, ", "))
+	return fmt.Sprintf("neardup %s (%s; %s)", v, strings.Join(extra, ", "), bi.GoVersion)
 }

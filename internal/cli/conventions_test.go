@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -178,5 +179,37 @@ func TestTextFlagsChangeEveryCommand(t *testing.T) {
 		if strings.Contains(out, `"verdict":"exact-duplicate"`) != masked {
 			t.Errorf("check %v: %q", flags, out)
 		}
+	}
+}
+
+func TestFormatVersion(t *testing.T) {
+	settings := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "v1.2.3"},
+			Settings: settings("vcs", "git", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "false")},
+			"neardup v1.2.3 (commit 0123456789ab; go1.25.0)"},
+		{debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "(devel)"},
+			Settings: settings("vcs.revision", "fedcba9876543210", "vcs.modified", "true")},
+			"neardup (devel) (commit fedcba987654, modified; go1.25.0)"},
+		{debug.BuildInfo{GoVersion: "go1.25.0"}, "neardup (devel) (commit unknown; go1.25.0)"},
+	} {
+		if got := formatVersion(&c.bi); got != c.want {
+			t.Errorf("formatVersion = %q, want %q", got, c.want)
+		}
+	}
+	// The command prints the running binary's.
+	out, stderr, code := run(t, "", "version")
+	bi, _ := debug.ReadBuildInfo()
+	if code != ExitOK || stderr != "" || out != formatVersion(bi)+"\n" || !strings.HasPrefix(out, "neardup ") {
+		t.Errorf("neardup version: exit %d, %q %q", code, out, stderr)
 	}
 }
