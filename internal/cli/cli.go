@@ -80,6 +80,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		return e.help(args[1:])
+	case "completion":
+		return e.completion(args[1:])
 	case "version", "-version", "--version":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "neardup version: unexpected argument %q; run 'neardup version' alone\n", args[1])
@@ -265,7 +267,8 @@ commands:
 		fmt.Fprintf(w, "  %-15s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-15s %s\n", "help [COMMAND]", "show this list, or a command's options")
-	fmt.Fprintf(w, "  %-15s %s\n", "version", "print the version")
+	fmt.Fprintf(w, "  %-15s %s\n", "version", "print the version, and the commit it was built from")
+	fmt.Fprintf(w, "  %-15s %s\n", "completion SH", "write a completion script for SH, bash or zsh")
 	fmt.Fprint(w, "\nRun 'neardup COMMAND --help' for a command's options and their defaults.\n\n", exitCodesHelp)
 }
 
