@@ -26,23 +26,66 @@ const (
 	reportText     = 4000
 )
 
-// pickClusters picks the largest clusters and the borderline ones (a member's score
-// against the representative nearest the threshold), each with the members to show.
+// pickClusters picks the clusters the report shows, each as its index, its
+// representative and the members to show: the largest, and the borderline ones (a
+// member's score against the representative nearest the threshold).
+//
+// "Largest" means the largest clusters worth reading: those with a near-duplicate
+// member come first, because exact copies need no judgement (their text is the same
+// after normalization) while near ones are where a threshold is right or wrong; among
+// them, larger clusters first (a wrong merge there drops the most documents), then the
+// one whose least similar member is least similar (the likeliest wrong merge), then by
+// id. Clusters of exact copies only follow when fewer than reportClusters have near
+// members. The members shown are the least similar first, exact copies last.
 func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
-	order := make([]int, len(res.Clusters))
-	for i := range order {
-		order[i] = i
+	bySim := res.Options.Method != dedup.SimHash
+	// closeness orders scores: lower is less alike; exact copies are the most alike.
+	closeness := func(s dedup.Score) float64 {
+		switch {
+		case s.Exact:
+			return math.Inf(1)
+		case bySim:
+			return s.Similarity
+		}
+		return -float64(s.Distance)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(res.Clusters[b].Members), len(res.Clusters[a].Members)) })
-	for _, ci := range order[:min(reportClusters, len(order))] {
-		c := res.Clusters[ci]
-		show := []int{c.Representative}
+	type ranked struct {
+		cluster int
+		members []int // but the representative, least alike first
+		least   float64
+	}
+	ranks := make([]ranked, len(res.Clusters))
+	for ci, c := range res.Clusters {
+		r := ranked{cluster: ci, least: math.Inf(1)}
+		scores := map[int]float64{}
 		for _, m := range c.Members {
-			if m != c.Representative && len(show) <= reportMembers {
-				show = append(show, m)
+			if m != c.Representative {
+				scores[m] = closeness(res.Score(c.Representative, m))
+				r.members = append(r.members, m)
+				r.least = min(r.least, scores[m])
 			}
 		}
-		largest = append(largest, append([]int{ci}, show...))
+		slices.SortStableFunc(r.members, func(a, b int) int { return cmp.Compare(scores[a], scores[b]) })
+		ranks[ci] = r
+	}
+	exactOnly := func(r ranked) int {
+		if math.IsInf(r.least, 1) {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(ranks, func(a, b ranked) int {
+		ca, cb := res.Clusters[a.cluster], res.Clusters[b.cluster]
+		return cmp.Or(
+			cmp.Compare(exactOnly(a), exactOnly(b)),
+			-cmp.Compare(len(ca.Members), len(cb.Members)),
+			cmp.Compare(a.least, b.least),
+			cmp.Compare(ca.ID, cb.ID))
+	})
+	for _, r := range ranks[:min(reportClusters, len(ranks))] {
+		c := res.Clusters[r.cluster]
+		show := append([]int{r.cluster, c.Representative}, r.members[:min(reportMembers, len(r.members))]...)
+		largest = append(largest, show)
 	}
 	// Borderline: the member of each cluster with the score nearest the threshold.
 	type edge struct {
@@ -50,7 +93,6 @@ func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
 		gap             float64
 	}
 	var edges []edge
-	bySim := res.Options.Method != dedup.SimHash
 	for ci, c := range res.Clusters {
 		best := edge{cluster: -1, gap: math.Inf(1)}
 		for _, m := range c.Members {
@@ -163,15 +205,19 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 	case bySim:
 		d.Scores.Label = "MinHash similarity of the near-duplicate pairs"
 		d.Scores.Threshold = o.Threshold
-		lo := math.Floor(o.Threshold*50) / 50
-		counts := make([]int, int(math.Round((1-lo)*50))+1)
+		// Bins of 1/50 from the one holding the threshold, their bounds k/50 for whole
+		// k: lo + i/50 in floating point made labels such as 0.8200000000000001.
+		const perUnit = 50
+		first := int(math.Floor(o.Threshold*perUnit + 1e-9))
+		counts := make([]int, perUnit-first+1)
 		for _, p := range res.Pairs {
 			if p.Method == dedup.MinHash {
-				counts[min(len(counts)-1, max(0, int((p.Similarity-lo)*50+1e-9)))]++
+				counts[min(len(counts)-1, max(0, int(p.Similarity*perUnit+1e-9)-first))]++
 			}
 		}
 		for i, n := range counts {
-			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: lo + float64(i)/50, Hi: lo + float64(i+1)/50, Count: n})
+			k := float64(first + i)
+			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: k / perUnit, Hi: (k + 1) / perUnit, Count: n})
 		}
 	default:
 		d.Scores.Label = "SimHash distance of the near-duplicate pairs (bits)"

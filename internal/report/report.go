@@ -29,7 +29,8 @@ type Data struct {
 	ClusterSizes []SizeCount
 	// Scores is the histogram of the distances or similarities of the verified pairs.
 	Scores Histogram
-	// Largest are the largest clusters, shown in this order.
+	// Largest are the clusters to read first, shown in this order: the largest that
+	// hold near duplicates, then those of exact copies only (the page says so).
 	Largest []Cluster
 	// Borderline are clusters with a member near the threshold, shown in this order.
 	Borderline []Cluster
@@ -294,5 +295,7 @@ func formatCount(n int) string {
 	return b.String()
 }
 
-// formatFloat formats x in the fewest digits that give it back.
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// formatFloat formats x to six significant digits, without trailing zeros: a bound or
+// threshold computed in floating point (0.8200000000000001) reads as the number it
+// stands for (0.82), and no score here means anything past six digits.
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }

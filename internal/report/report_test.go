@@ -368,3 +368,26 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// TestBinLabelsRounded: bounds computed in floating point are labelled as the numbers
+// they stand for, in the table, the tooltips and the threshold marker.
+func TestBinLabelsRounded(t *testing.T) {
+	d := Data{Scores: Histogram{
+		Label:     "MinHash similarity",
+		Bins:      []Bin{{0.8, 0.8200000000000001, 3}, {0.8200000000000001, 0.8400000000000001, 5}, {0.8400000000000001, 0.86, 1}},
+		Threshold: 0.8 + 0.01 + 0.01 - 0.01,
+	}}
+	var b bytes.Buffer
+	if err := Write(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<td class="num">0.82</td><td class="num">0.84</td>`, "[0.82, 0.84): 5 pairs", "threshold 0.81"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	if strings.Contains(page, "0000000") {
+		t.Error("the page shows a bound with floating-point noise")
+	}
+}
