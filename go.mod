@@ -67,10 +67,6 @@ require (
 	// Prometheus' histogram_quantile cannot read; client_golang is already in the build
 	// through pebble, so it adds no module.
 	github.com/prometheus/client_golang v1.16.0
-	// progressbar: neardup dedup's progress on a terminal (bytes of total, MB/s, ETA);
-	// widely used and maintained, and drawing a throttled, width-aware bar is not ours
-	// to hand-write.
-	github.com/schollz/progressbar/v3 v3.19.1
 	// x/term: whether standard error is a terminal, so that the bar shows only there.
 	golang.org/x/term v0.47.0
 )
@@ -110,7 +106,6 @@ require (
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/matttproud/golang_protobuf_extensions v1.0.4 // indirect
 	github.com/minio/minlz v1.0.1-0.20250507153514-87eb42fe8882 // indirect
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/prometheus/client_model v0.3.0 // indirect
 	github.com/prometheus/common v0.42.0 // indirect

@@ -120,6 +120,7 @@ type benchServiceCmd struct {
 	json                       bool
 	batcher                    bool
 	inFlight                   int
+	output                     outputFlags
 }
 
 func (c *benchServiceCmd) define(fs *flag.FlagSet) {
@@ -144,6 +145,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 	fs.BoolVar(&c.batcher, "batcher", false, "with --mode query: ask each query through the Go client's Batcher, which\ngathers the queries waiting into batch requests (default false)")
 	fs.IntVar(&c.inFlight, "in-flight", client.DefaultConcurrency, "with --batcher: have at most `N` batch requests in flight (the client's\nOptions.Concurrency) (default 4)")
+	c.output.define(fs)
 }
 
 // given reports whether the flag was on the command line.
@@ -288,6 +290,18 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := c.validate(args); err != nil {
 		return err
 	}
+	if err := c.output.check(); err != nil {
+		return err
+	}
+	if c.output.verbose {
+		var given []string
+		c.fs.VisitAll(func(f *flag.Flag) {
+			if f.Name != "verbose" && f.Name != "token" {
+				given = append(given, "--"+f.Name+" "+f.Value.String())
+			}
+		})
+		fmt.Fprintf(e.stderr, "neardup bench service: with %s\n", strings.Join(given, " "))
+	}
 	if c.emit != "" {
 		corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
 		if err != nil {
@@ -317,7 +331,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 	nDocs, nQueries := c.poolSize(w.ops)
 	var made atomic.Int64
-	bar := newCountProgress(e.stderr, isTerminal(e.stderr), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
+	bar := newCountProgress(e.stderr, c.output.showProgress(e.stderr), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
 	defer bar.done()
 	var err error
 	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
@@ -342,7 +356,7 @@ func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 // runLoad is a measuring run.
 func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
 	w := &loadWorkload{target: target, docs: docs, ops: loadOps(c.mode), start: c.start, batch: c.batch}
-	show := isTerminal(e.stderr)
+	show := c.output.showProgress(e.stderr)
 	if err := c.preparePool(e, w); err != nil {
 		return err
 	}

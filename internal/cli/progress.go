@@ -23,8 +23,9 @@ const progressEvery = 250 * time.Millisecond
 // stage's rate is its count over its own time, so it cannot jump when a stage starts.
 // Its methods are safe for concurrent use.
 type progress struct {
-	w   io.Writer // nil when hidden
-	now func() time.Time
+	w     io.Writer // nil when hidden
+	now   func() time.Time
+	width int // the terminal's columns; 0: unknown, lines are not cut
 
 	mu    sync.Mutex
 	st    progressStage
@@ -54,18 +55,23 @@ func newProgress(w io.Writer, show bool) *progress {
 	if !show {
 		return &progress{}
 	}
+	width := 0
+	if f, ok := w.(*os.File); ok {
+		width, _, _ = term.GetSize(int(f.Fd()))
+	}
 	t := time.NewTicker(progressEvery)
-	p := newProgressClock(w, time.Now, t.C)
+	p := newProgressClock(w, width, time.Now, t.C)
 	stop := p.stop
 	p.wg.Go(func() { <-stop; t.Stop() })
 	return p
 }
 
-// newProgressClock returns a progress display on w that reads the time from now and
-// redraws on each tick: newProgress with a clock and a timer a test can drive.
-func newProgressClock(w io.Writer, now func() time.Time, tick <-chan time.Time) *progress {
+// newProgressClock returns a progress display on w, a terminal of width columns (0:
+// unknown), that reads the time from now and redraws on each tick: newProgress with a
+// clock and a timer a test can drive.
+func newProgressClock(w io.Writer, width int, now func() time.Time, tick <-chan time.Time) *progress {
 	stop := make(chan struct{})
-	p := &progress{w: w, now: now, since: now(), stop: stop}
+	p := &progress{w: w, width: width, now: now, since: now(), stop: stop}
 	p.wg.Go(func() {
 		for {
 			select {
@@ -104,8 +110,14 @@ func (p *progress) draw() {
 	if p.w == nil {
 		return
 	}
-	// "\r" returns to the start of the line and ESC [K clears what a longer line left.
-	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(p.now()))
+	// "\r" returns to the start of the line and ESC [K clears what a longer line left;
+	// a line wider than the terminal would wrap, and "\r" would then redraw only its
+	// last row, so it is cut.
+	line := p.line(p.now())
+	if r := []rune(line); p.width > 1 && len(r) >= p.width {
+		line = string(r[:p.width-1])
+	}
+	fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 	p.drawn = true
 }
 

@@ -56,7 +56,7 @@ func TestProgressRedrawsOnTimer(t *testing.T) {
 	term := &fakeTerminal{writes: make(chan struct{}, 1)}
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
 	tick := make(chan time.Time)
-	p := newProgressClock(term, clock.now, tick)
+	p := newProgressClock(term, 0, clock.now, tick)
 	var docs atomic.Int64
 	var bytesRead atomic.Int64
 	p.stage(progressStage{name: "fingerprint", unit: "docs", done: docs.Load, extra: func() string {
@@ -123,7 +123,7 @@ func TestProgressHiddenDrawsNothing(t *testing.T) {
 func TestCountProgress(t *testing.T) {
 	term := &fakeTerminal{writes: make(chan struct{}, 1)}
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
-	p := newProgressClock(term, clock.now, nil)
+	p := newProgressClock(term, 0, clock.now, nil)
 	var n atomic.Int64
 	p.stage(progressStage{done: n.Load, total: 200, describe: func() string { return "warmup requests" }})
 	n.Store(50)
@@ -136,5 +136,19 @@ func TestCountProgress(t *testing.T) {
 	s := term.buf.String()
 	if !strings.Contains(s, "warmup requests [=====               ]  25%  0:01, 0:03 left") {
 		t.Fatalf("progress %q", s)
+	}
+}
+
+// TestProgressCutToWidth: a line wider than the terminal is cut, so that "\r" redraws it
+// whole instead of leaving wrapped rows behind.
+func TestProgressCutToWidth(t *testing.T) {
+	term := &fakeTerminal{writes: make(chan struct{}, 1)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	p := newProgressClock(term, 20, clock.now, nil)
+	p.stage(progressStage{name: "fingerprint", unit: "docs", done: func() int64 { return 123456 }})
+	p.done()
+	s := term.buf.String()
+	if first := strings.SplitN(s, "\x1b[K", 2)[0]; first != "\rfingerprint 123456 " {
+		t.Errorf("line %q, want it cut to 19 columns", first)
 	}
 }
