@@ -331,7 +331,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 	nDocs, nQueries := c.poolSize(w.ops)
 	var made atomic.Int64
-	bar := newCountProgress(e.stderr, c.output.showProgress(e.stderr), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
+	bar := newCountProgress(e.stderr, c.output.showProgress(e), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
 	defer bar.done()
 	var err error
 	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
@@ -356,7 +356,7 @@ func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 // runLoad is a measuring run.
 func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
 	w := &loadWorkload{target: target, docs: docs, ops: loadOps(c.mode), start: c.start, batch: c.batch}
-	show := c.output.showProgress(e.stderr)
+	show := c.output.showProgress(e)
 	if err := c.preparePool(e, w); err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (c *benchServiceCmd) runPreload(ctx context.Context, e *env, target *loadTa
 		stopped.Store(true)
 	}
 	t0 := time.Now()
-	bar := newCountProgress(e.stderr, c.output.showProgress(e.stderr), int64(c.preload), acked.Load, func() string {
+	bar := newCountProgress(e.stderr, c.output.showProgress(e), int64(c.preload), acked.Load, func() string {
 		n := acked.Load()
 		return fmt.Sprintf("preload %d docs (%.0f/s)", n, float64(n)/max(time.Since(t0).Seconds(), 1e-3))
 	})

@@ -133,7 +133,7 @@ func (c *checkCmd) run(e *env, args []string) error {
 	failed := false
 	verdicts := map[neardup.Kind]int{}
 	var files atomic.Int64
-	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e.stderr))
+	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e))
 	defer progress.done()
 	stderr := progress.above(e.stderr)
 	progress.stage(progressStage{name: "check", unit: "files", done: files.Load, total: int64(len(args))})

@@ -27,6 +27,16 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// isTerminal, when set, replaces isTerminal: tests run commands as on a terminal.
+	isTerminal func(io.Writer) bool
+}
+
+// terminal reports whether w is a terminal, where progress is drawn.
+func (e *env) terminal(w io.Writer) bool {
+	if e.isTerminal != nil {
+		return e.isTerminal(w)
+	}
+	return isTerminal(w)
 }
 
 // runner is one command: it binds its flags to a FlagSet, then runs with the remaining
@@ -72,7 +82,12 @@ var errReported = errors.New("errors reported")
 // code: ExitOK, ExitError or ExitUsage. Main keeps no state between calls; concurrent calls
 // are safe when they are given different writers.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).main(args)
+}
+
+// main is Main with e's streams.
+func (e *env) main(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		writeMainHelp(stderr)
 		return ExitUsage

@@ -221,7 +221,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	defer os.RemoveAll(out.tmp + ".stdin")
 
-	progress := newProgress(e.stderr, c.output.showProgress(e.stderr))
+	progress := newProgress(e.stderr, c.output.showProgress(e))
 	defer progress.done()
 	stderr := progress.above(e.stderr)
 

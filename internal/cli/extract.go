@@ -97,7 +97,7 @@ func (c *extractCmd) run(e *env, args []string) error {
 	headers := len(args) > 1
 	var files atomic.Int64
 	methods := map[string]int{}
-	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e.stderr))
+	progress := newProgress(e.stderr, len(args) > 1 && c.output.showProgress(e))
 	defer progress.done()
 	progress.stage(progressStage{name: "extract", unit: "files", done: files.Load, total: int64(len(args))})
 	pe := *e

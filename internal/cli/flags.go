@@ -96,9 +96,10 @@ func (f *outputFlags) check() error {
 	return nil
 }
 
-// showProgress reports whether a progress line belongs on w: a terminal, and no --quiet.
-func (f *outputFlags) showProgress(w io.Writer) bool {
-	return !f.quiet && isTerminal(w)
+// showProgress reports whether a progress line belongs on e's standard error: a
+// terminal, and no --quiet.
+func (f *outputFlags) showProgress(e *env) bool {
+	return !f.quiet && e.terminal(e.stderr)
 }
 
 // deprecatedFlag is a flag kept under its old name: setting it sets the new spelling,

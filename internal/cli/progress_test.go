@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,5 +152,58 @@ func TestProgressCutToWidth(t *testing.T) {
 	s := term.buf.String()
 	if first := strings.SplitN(s, "\x1b[K", 2)[0]; first != "\rfingerprint 123456 " {
 		t.Errorf("line %q, want it cut to 19 columns", first)
+	}
+}
+
+// runOnTerminal runs a command whose standard error is taken for a terminal.
+func runOnTerminal(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, isTerminal: func(io.Writer) bool { return true }}
+	code = e.main(args)
+	return out.String(), errOut.String(), code
+}
+
+// TestProgressOnTerminal: on a terminal, dedup shows its stages, and check and extract
+// over several files their files; --quiet draws nothing; every line is cleared before
+// what follows it.
+func TestProgressOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	input, _ := dedupCorpus(t, dir)
+	a := writeTemp(t, dir, "a.html", "<html><body><p>"+strings.Repeat("Some words of a page. ", 30)+"</p></body></html>")
+	b := writeTemp(t, dir, "b.html", "<html><body><p>"+strings.Repeat("Other words of a page. ", 30)+"</p></body></html>")
+	for _, c := range []struct {
+		args  []string
+		lines []string
+	}{
+		{[]string{"dedup", "--no-corpus", "--out", filepath.Join(dir, "out"), input}, []string{"\rfingerprint 0 docs", "\rfind duplicates ", "\rcluster ", "\rwrite lists ", "\rreport "}},
+		{[]string{"check", a, b}, []string{"\rcheck       0 files of 2 files [  "}},
+		{[]string{"extract", a, b}, []string{"\rextract     0 files of 2 files [  "}},
+	} {
+		_, stderr, code := runOnTerminal(t, c.args...)
+		if code != ExitOK {
+			t.Fatalf("%q: exit %d: %s", c.args, code, stderr)
+		}
+		for _, l := range c.lines {
+			if !strings.Contains(stderr, l) {
+				t.Errorf("%s: no %q in %q", c.args[0], l, stderr)
+			}
+		}
+		// The line is cleared before the summary, which starts a line of its own.
+		if i := strings.LastIndexByte(stderr, '\r'); i < 0 || !strings.HasPrefix(stderr[i:], "\r\x1b[K") {
+			t.Errorf("%s: the last progress line is not cleared: %q", c.args[0], stderr)
+		}
+		quiet := append([]string{c.args[0], "--quiet", "--force"}, c.args[1:]...)
+		if c.args[0] != "dedup" {
+			quiet = slices.Delete(quiet, 2, 3)
+		}
+		_, stderr, _ = runOnTerminal(t, quiet...)
+		if strings.ContainsAny(stderr, "\r\x1b") {
+			t.Errorf("%q drew %q", quiet, stderr)
+		}
+	}
+	// One file: no progress for check and extract.
+	if _, stderr, _ := runOnTerminal(t, "check", a); strings.Contains(stderr, "\r") {
+		t.Errorf("check of one file drew %q", stderr)
 	}
 }
