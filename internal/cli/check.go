@@ -29,7 +29,9 @@ per page; the error goes to standard error as well, and the exit code is 1.
 
 A page's id is its file name as given. HTML files have their main content extracted
 (boilerplate removed); files ending in .txt are plain text. Gzip- and
-zstd-compressed files (told by their first bytes) are decompressed.
+zstd-compressed files (told by their first bytes) are decompressed. The text-pipeline
+flags (--unit, --k-shingle, --keep-case, ...) change the fingerprints as they change
+'neardup dedup' and 'neardup serve'.
 
 --url gives the URL a page was fetched from, in the order of the files: the first
 --url belongs to the first FILE, and so on; pages without one have no URL key.

@@ -44,7 +44,9 @@ var compareCommand = &command{
                          texts as they are; only when both have at most 10000 characters
 
 Shingles are made as 'neardup minhash' makes them: normalized (NFKC, case and accents
-folded, punctuation removed), tokenized, word 5-shingles by default, hashed (one hash per word, chained).
+folded, punctuation removed, unless the text-pipeline flags such as --keep-case or
+--mask-numbers say otherwise, as in 'neardup dedup'), tokenized, word 5-shingles by
+default, hashed (one hash per word, chained).
 The output is a table with a header line naming A, B and the pipeline; with --json it is
 one JSON object with every measure and the size of each document (bytes, tokens, features).
 

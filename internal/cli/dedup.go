@@ -634,8 +634,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
 }
 
-// recordDocument turns a corpus record into the document dedup fingerprints: its text
-// when it has one (a JSONL record may have text and HTML), else its HTML.
 // badLine is a line of bad.jsonl: where the record is, its id when it was read, and why
 // it was skipped.
 type badLine struct {
@@ -666,6 +664,8 @@ func (s *sourceQueue) pop() corpus.Source {
 	return src
 }
 
+// recordDocument turns a corpus record into the document dedup fingerprints: its text
+// when it has one (a JSONL record may have text and HTML), else its HTML.
 func recordDocument(rec corpus.Record) neardup.Document {
 	doc := neardup.Document{ID: rec.ID, URL: rec.URL, ContentType: rec.ContentType, Priority: rec.Priority, FetchTime: rec.FetchTime}
 	if rec.Text != "" || rec.HTML == nil {

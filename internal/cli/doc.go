@@ -4,25 +4,38 @@
 //
 // # Commands
 //
-//	neardup findall --distance K [--blocks B] [--format json|tsv] [--clusters] [FILE|-]
-//	neardup simhash [--scheme neardup|simhash-py] [--lines] [FILE...|-]
-//	neardup minhash [--k K] [--seed S] [--lines] [--unit words|chars] [--k-shingle N]
-//	                [--format hex|json] [FILE...|-]
-//	neardup compare [--unit words|chars] [--k-shingle N] [--k K] [--scheme neardup|simhash-py]
-//	                [--json] [--max-bytes N] A B
+//	neardup findall --distance K [--blocks B] [--tsv] [--clusters] [--verbose] [FILE|-]
+//	neardup simhash [--scheme neardup|simhash-py] [--lines] [--json] [TEXT FLAGS] [FILE...|-]
+//	neardup minhash [--k K] [--seed S] [--lines] [--json] [TEXT FLAGS] [FILE...|-]
+//	neardup compare [--k K] [--scheme neardup|simhash-py] [--json] [--html] [--max-bytes N]
+//	                [TEXT FLAGS] A B
+//	neardup check [--url U]... [--near R] [--distance K] [--threshold S] [--keep P]
+//	              [--no-extract] [--max-bytes N] [--quiet|--verbose] [TEXT FLAGS] FILE...
+//	neardup dedup --out DIR [--force] [--method M] [--distance K] [--threshold S] [--keep P]
+//	              [--format auto|jsonl|dir|warc] [--id-field F] [--text-field F] ...
+//	              [--quiet|--verbose] [TEXT FLAGS] INPUT...|-
+//	neardup eval --labels FILE (--pairs FILE | [--method M] ... [TEXT FLAGS] INPUT...)
 //	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup bench service [--addr URL] [--mode add|check|query|mixed] [--clients N]
 //	                [--duration D|--requests N] [--rate R] [--batch B] [--start I] [--json]
 //	neardup bench service --preload N [--start I] [--addr URL]
 //	neardup extract [--json] [--content-type CT] [--url U] [--max-bytes N] [--timeout D]
-//	                [FILE...|-]
+//	                [--quiet|--verbose] [FILE...|-]
 //	neardup serve [--data DIR] [--addr HOST:PORT] [--tokens FILE] [--max-body N] [--max-batch N]
 //	              [--max-inflight N] [--timeout D] [--shutdown-timeout D] [--debug-addr HOST:PORT]
 //	              [--log-format text|json] [--log-level L] [--near R] [--distance K]
-//	              [--threshold S] [--max-age D] [--keep P] [--no-extract]
+//	              [--threshold S] [--max-age D] [--keep P] [--no-extract] [TEXT FLAGS]
 //	neardup help [COMMAND]
 //	neardup version
+//	neardup completion bash|zsh
+//
+// TEXT FLAGS are the text pipeline's, the same in every command that fingerprints text
+// (textFlags): --unit, --k-shingle, --keep-case, --keep-punct, --keep-accents,
+// --mask-numbers, --stop-words, --no-cjk. One idea has one spelling: --json for JSON
+// output, --format for an input format only, --quiet and --verbose where progress is
+// drawn (outputFlags); an old spelling kept for a while prints a notice
+// (deprecatedFlag). docs/cli.md lists the conventions.
 //
 // Each command parses its own flags with the standard flag package; flags may come before
 // or after the file arguments, "--" ends the flags, and both -flag and --flag work.
@@ -58,8 +71,10 @@
 //	2  a usage error: an unknown command or flag, a bad flag value or argument, an
 //	   impossible table design (hamming.ErrDesign)
 //
-// Errors are written to the error stream as "neardup COMMAND: message", where the message
-// says what to change; usage errors add a line pointing at the command's help.
+// Errors are written to the error stream as "neardup COMMAND: message", naming the
+// command once (errorText), where the message says what to change; usage errors add a
+// line pointing at the command's help. Progress is drawn on the error stream only when it
+// is a terminal (progress).
 //
 // # Caveats
 //

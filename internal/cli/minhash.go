@@ -34,8 +34,9 @@ In hex, a name containing a backslash, a newline or a carriage return is escaped
 line starts with a backslash, as sha256sum does. A file that cannot be read is reported
 on standard error and skipped; the exit code is then 1.
 
-Signatures are comparable only when made with the same --k, --seed, --unit and
---k-shingle: the fraction of positions where two agree estimates the Jaccard similarity
+Signatures are comparable only when made with the same --k, --seed and text pipeline
+(--unit, --k-shingle, --keep-case and the other text-pipeline flags, which change it as
+they change 'neardup dedup'): the fraction of positions where two agree estimates the Jaccard similarity
 of their shingle sets, with a standard error of about sqrt(J(1-J)/K). A document without
 shingles (an empty line, only punctuation) gets K copies of ffffffff, and all such
 documents look identical. 'neardup compare' shows the estimate next to the exact value.
