@@ -257,3 +257,30 @@ func TestRunStopsReading(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// TestRunProgressStages: Progress hears of every document read, in order, then of each
+// later stage once, so that a caller can show what the run is doing.
+func TestRunProgressStages(t *testing.T) {
+	docs := corpusDocs(2, 1500)
+	var calls []string
+	reads := 0
+	res := run(t, docs, Options{Progress: func(stage string, n int) {
+		if stage == StageRead {
+			reads++
+			if n != reads {
+				t.Fatalf("read call %d says %d documents", reads, n)
+			}
+			if len(calls) == 0 || calls[len(calls)-1] != StageRead {
+				calls = append(calls, stage)
+			}
+			return
+		}
+		if n != len(docs) {
+			t.Errorf("%s: %d documents, want %d", stage, n, len(docs))
+		}
+		calls = append(calls, stage)
+	}})
+	if want := []string{StageRead, StageFind, StageCluster}; !slices.Equal(calls, want) || reads != len(res.Docs) {
+		t.Fatalf("stages %q after %d reads, want %q after %d", calls, reads, want, len(res.Docs))
+	}
+}
