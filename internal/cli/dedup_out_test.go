@@ -185,3 +185,23 @@ func TestDedupNoDrawingOffTerminal(t *testing.T) {
 		t.Errorf("stderr %q", s)
 	}
 }
+
+// TestDedupQuietVerbose: --quiet prints nothing but errors, --verbose adds the time of
+// every stage, and both at once is a usage error.
+func TestDedupQuietVerbose(t *testing.T) {
+	dir := t.TempDir()
+	input, _ := dedupCorpus(t, dir)
+	_, stderr, code := run(t, "", "dedup", "--quiet", "--no-corpus", "--out", filepath.Join(dir, "q"), input)
+	if code != ExitOK || strings.Contains(stderr, "documents") || !strings.Contains(stderr, "skipped") {
+		t.Errorf("--quiet: exit %d, stderr %q; want the bad record only", code, stderr)
+	}
+	_, stderr, code = run(t, "", "dedup", "--verbose", "--no-corpus", "--out", filepath.Join(dir, "v"), input)
+	for _, want := range []string{"80 documents", "with --method all", "read and fingerprint", "find duplicates", "cluster", "report"} {
+		if code != ExitOK || !strings.Contains(stderr, want) {
+			t.Errorf("--verbose: exit %d, no %q in %q", code, want, stderr)
+		}
+	}
+	if _, stderr, code := run(t, "", "dedup", "--quiet", "--verbose", "--out", filepath.Join(dir, "qv"), input); code != ExitUsage {
+		t.Errorf("--quiet --verbose: exit %d, %q", code, stderr)
+	}
+}
