@@ -129,8 +129,8 @@ func TestExtractErrors(t *testing.T) {
 	}{
 		{"gzip bomb", []string{bomb}, ExitError, bomb + " is larger than --max-bytes 8388608 (counted after decompression); raise --max-bytes"},
 		{"too large", []string{"--max-bytes", "1000", plain}, ExitError, plain + " is larger than --max-bytes 1000 (counted after decompression); raise --max-bytes"},
-		{"too deep", []string{deep}, ExitError, deep + ": extract: page nested too deeply"},
-		{"binary", []string{pdf}, ExitError, pdf + ": extract: binary content, not a page: it starts as application/pdf does"},
+		{"too deep", []string{deep}, ExitError, deep + ": page nested too deeply"},
+		{"binary", []string{pdf}, ExitError, pdf + ": binary content, not a page: it starts as application/pdf does"},
 		{"bad gzip", []string{notGzip}, ExitError, "reading " + notGzip + ": corpus: truncated or corrupt input: gzip: "},
 		{"missing file", []string{filepath.Join(dir, "none.html")}, ExitError, "none.html: no such file"},
 		{"others still read", []string{deep, "testdata/article.html"}, ExitError, "nested too deeply"},

@@ -23,14 +23,14 @@ func TestURLNorm(t *testing.T) {
 		{
 			name: "stdin", stdin: in, code: ExitError,
 			stdout: "http://www.example.com/a/c?x=1&y=2\nhttps://www.example.com/a/index.html?utm_source=x\n",
-			stderr: "neardup urlnorm: stdin:2: urlnorm: invalid URL \"\": nothing but spaces and control characters\n" +
-				"neardup urlnorm: stdin:4: urlnorm: invalid URL \"http://x:99999/\": port \"99999\" is not a number from 0 to 65535\n",
+			stderr: "neardup urlnorm: stdin:2: invalid URL \"\": nothing but spaces and control characters\n" +
+				"neardup urlnorm: stdin:4: invalid URL \"http://x:99999/\": port \"99999\" is not a number from 0 to 65535\n",
 		},
 		{
 			name: "aggressive, dash among arguments", args: []string{"--profile", "aggressive", "http://www.a.com/?sid=1", "-", "http://a.com:1x"},
 			stdin: "https://www.example.com/a/index.html?utm_source=x\n", code: ExitError,
 			stdout: "http://a.com/\nhttp://example.com/a\n",
-			stderr: "neardup urlnorm: argument 3: urlnorm: invalid URL \"http://a.com:1x\"",
+			stderr: "neardup urlnorm: argument 3: invalid URL \"http://a.com:1x\"",
 		},
 		{
 			name: "whatwg, keep fragment", args: []string{"example.com/%7e#x", "--keep-fragment", "--profile=whatwg", "http://A.com/#y"},
