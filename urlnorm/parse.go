@@ -65,6 +65,9 @@ func parseBase(base string) (*whatwg.Url, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: base URL %q: %s", ErrInvalid, base, err)
 	}
+	// The parser clones the base for every reference, and the clone makes the base's
+	// search parameters the first time: made now, a shared base is only read.
+	b.SearchParams()
 	return b, nil
 }
 
