@@ -47,11 +47,11 @@ func parse(s string, base *whatwg.Url, sem bool) (*whatwg.Url, error) {
 		return u, nil
 	}
 	if sem && werrors.Type(err) == werrors.DomainToASCII && werrors.Description(err) == "not a valid UTF-8 string" {
-		if u, err2 := semanticLax.BasicParser(s, base, nil, whatwg.NoState); err2 == nil {
-			if err2 = checkRawHost(u); err2 == nil {
+		// What else is wrong, if anything, is said by the lax parse or by checkRawHost.
+		if u, err = semanticLax.BasicParser(s, base, nil, whatwg.NoState); err == nil {
+			if err = checkRawHost(u); err == nil {
 				return u, nil
 			}
-			err = err2
 		}
 	}
 	return nil, errors.New(describe(err))

@@ -10,7 +10,7 @@
 //	                [--format hex|json] [FILE...|-]
 //	neardup compare [--unit words|chars] [--k-shingle N] [--k K] [--scheme neardup|simhash-py]
 //	                [--json] [--max-bytes N] A B
-//	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
+//	neardup urlnorm [--profile safe|aggressive|whatwg] [--base URL] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup bench service [--addr URL] [--mode add|check|query|mixed] [--clients N]
 //	                [--duration D|--requests N] [--rate R] [--batch B] [--start I] [--json]
