@@ -178,34 +178,30 @@ func (c *Canonicalizer) canonicalize(raw string, base *whatwg.Url) (string, erro
 		}
 		s = "http://" + s
 	}
-	w, err := parse(s, base, c.opts.Profile != WHATWG)
-	if err != nil {
-		return "", invalid(raw, err.Error())
-	}
-	var out string
-	if c.opts.Profile == WHATWG {
-		out = w.Href(!c.opts.KeepFragment)
-		if !c.opts.KeepFragment && w.OpaquePath() && !strings.HasSuffix(out, "?") && w.Query() == "" {
-			// An opaque path keeps its spaces, but not at the very end, where the next
-			// parse would trim them: the standard strips them too when the fragment goes.
-			out = strings.TrimRight(out, " ")
+	u, ok := fastParse(s)
+	if !ok {
+		w, err := parse(s, base, c.opts.Profile != WHATWG)
+		if err != nil {
+			return "", invalid(raw, err.Error())
 		}
-	} else {
-		u := fromWHATWG(w)
+		u = fromWHATWG(w)
+	}
+	if c.opts.Profile != WHATWG {
 		scheme := u.scheme // before Aggressive makes https http
 		c.semantic(&u)
 		if u.special && u.scheme != "file" && u.host == "" {
 			return "", invalid(raw, "no host left once its dots are removed; "+scheme+" URLs need one, as in "+scheme+"://example.com/")
 		}
-		if !c.opts.KeepFragment && u.hasFrag {
-			u.hasFrag, u.frag = false, ""
-			if !u.hasQ {
-				u.path = strings.TrimRight(u.path, " ")
-			}
-		}
-		out = u.String()
 	}
-	return out, nil
+	if !c.opts.KeepFragment && u.hasFrag {
+		u.hasFrag, u.frag = false, ""
+		if u.opaque && !u.hasQ {
+			// An opaque path keeps its spaces, but not at the very end, where the next
+			// parse would trim them: the standard strips them too when the fragment goes.
+			u.path = strings.TrimRight(u.path, " ")
+		}
+	}
+	return u.String(), nil
 }
 
 // looksLikeHost reports whether s, which has no scheme, starts with what Safe and
