@@ -4,11 +4,11 @@ import "strings"
 
 // fastParse parses the common crawled URL without the standard's parser, which costs
 // several times more: an absolute http or https URL in printable ASCII whose host is a
-// plain domain name and whose path, query and fragment need neither percent-encoding
-// nor dot-segment removal. For such input the standard's result is the input with the
-// scheme and host in lower case, a default or empty port removed, leading zeros of the
-// port removed and an empty path made "/". ok is false for anything else, and the caller
-// parses with the standard's parser; FuzzFastParse checks that both agree.
+// plain domain name and whose path, query and fragment need no percent-encoding. For
+// such input the standard's result is the input with the scheme and host in lower case,
+// a default or empty port removed, leading zeros of the port removed, "." and ".."
+// segments resolved and an empty path made "/". ok is false for anything else, and the
+// caller parses with the standard's parser; FuzzFastParse checks that both agree.
 func fastParse(s string) (u url, ok bool) {
 	var rest string
 	switch {
@@ -46,9 +46,10 @@ func fastParse(s string) (u url, ok bool) {
 	u.path = rest[:pathEnd]
 	if u.path == "" {
 		u.path = "/"
-	} else if !fastChars(u.path, pathOK) || strings.Contains(u.path, "/.") || hasDotEscape(u.path) {
+	} else if !fastChars(u.path, pathOK) {
 		return u, false
 	}
+	u.path = resolveDots(u.path)
 	rest = rest[pathEnd:]
 	if strings.HasPrefix(rest, "?") {
 		q, _, _ := strings.Cut(rest[1:], "#")
@@ -139,20 +140,4 @@ func fastChars(s string, ok *byteSet) bool {
 		}
 	}
 	return true
-}
-
-// hasDotEscape reports whether s holds "%2e" or "%2E", an escaped dot that could make a
-// dot segment.
-func hasDotEscape(s string) bool {
-	for i := strings.IndexByte(s, '%'); i >= 0 && i+2 < len(s); {
-		if s[i+1] == '2' && s[i+2]|0x20 == 'e' {
-			return true
-		}
-		j := strings.IndexByte(s[i+1:], '%')
-		if j < 0 {
-			return false
-		}
-		i += 1 + j
-	}
-	return false
 }
