@@ -1,11 +1,15 @@
 package urlnorm
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // fastParse parses the common crawled URL without the standard's parser, which costs
-// several times more: an absolute http or https URL in printable ASCII whose host is a
-// plain domain name and whose path, query and fragment need no percent-encoding. For
-// such input the standard's result is the input with the scheme and host in lower case,
+// several times more: an absolute http or https URL whose host is a plain domain name,
+// maybe internationalized, and whose path, query and fragment are printable ASCII that
+// needs no percent-encoding. For such input the standard's result is the input with the
+// scheme in lower case, the host in lower case or through IDNA,
 // a default or empty port removed, leading zeros of the port removed, "." and ".."
 // segments resolved and an empty path made "/". ok is false for anything else, and the
 // caller parses with the standard's parser; FuzzFastParse checks that both agree.
@@ -25,10 +29,9 @@ func fastParse(s string) (u url, ok bool) {
 		end = len(rest)
 	}
 	host, port, hasPort := strings.Cut(rest[:end], ":")
-	if !fastHost(host) {
+	if u.host, ok = fastHost(host); !ok {
 		return u, false
 	}
-	u.host = lowerASCII(host)
 	if hasPort {
 		p, ok := fastPort(port)
 		if !ok {
@@ -68,30 +71,56 @@ func fastParse(s string) (u url, ok bool) {
 	return u, true
 }
 
-// fastHost reports whether host is a domain name that the standard's host parser leaves
-// as it is but for case: labels of ASCII letters, digits and inner hyphens, no empty label
-// but a final one, no Punycode ("xn--") label that IDNA would check, and a last label
-// that starts with a letter, so that it is not an IPv4 address.
-func fastHost(host string) bool {
-	host = strings.TrimSuffix(host, ".")
-	if host == "" {
-		return false
+// fastHost returns host as the standard's host parser gives it, if host is a domain name
+// that it takes without percent-decoding and that is not an IP address: labels of ASCII
+// letters, digits and inner hyphens, no empty label but a final one, and a last label
+// that starts with a letter. Non-ASCII labels go through IDNA as the library's do
+// (idnaProfile) and must give such labels; an ASCII Punycode ("xn--") label, which IDNA
+// would check, is left to the library.
+func fastHost(host string) (string, bool) {
+	idn := false
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			idn = true
+			break
+		}
+	}
+	if idn {
+		for i := 0; i < len(host); i++ {
+			if c := host[i]; c < 0x80 && !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+				return "", false
+			}
+		}
+		if !utf8.ValidString(host) {
+			return "", false
+		}
+		a, err := idnaProfile.ToASCII(host)
+		if err != nil {
+			return "", false
+		}
+		host = a
+	}
+	labels := strings.TrimSuffix(host, ".")
+	if labels == "" {
+		return "", false
 	}
 	last := ""
-	for label := range strings.SplitSeq(host, ".") {
+	for label := range strings.SplitSeq(labels, ".") {
 		if label == "" || label[0] == '-' || label[len(label)-1] == '-' ||
-			len(label) >= 4 && strings.EqualFold(label[:4], "xn--") {
-			return false
+			!idn && len(label) >= 4 && strings.EqualFold(label[:4], "xn--") {
+			return "", false
 		}
 		for i := 0; i < len(label); i++ {
 			if c := label[i] | 0x20; !('a' <= c && c <= 'z' || '0' <= label[i] && label[i] <= '9' || label[i] == '-') {
-				return false
+				return "", false
 			}
 		}
 		last = label
 	}
-	c := last[0] | 0x20
-	return 'a' <= c && c <= 'z'
+	if c := last[0] | 0x20; c < 'a' || c > 'z' {
+		return "", false
+	}
+	return lowerASCII(host), true
 }
 
 // fastPort returns port without leading zeros ("" for an empty port), or ok false for a

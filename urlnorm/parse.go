@@ -10,6 +10,7 @@ import (
 
 	werrors "github.com/nlnwa/whatwg-url/errors"
 	whatwg "github.com/nlnwa/whatwg-url/url"
+	"golang.org/x/net/idna"
 )
 
 // specialSchemes are the WHATWG special schemes (https://url.spec.whatwg.org/#special-scheme)
@@ -29,6 +30,20 @@ var (
 	standard    = whatwg.NewParser(whatwg.WithSpecialSchemes(specialSchemes))
 	semantic    = whatwg.NewParser(whatwg.WithSpecialSchemes(semanticSchemes))
 	semanticLax = whatwg.NewParser(whatwg.WithSpecialSchemes(semanticSchemes), whatwg.WithLaxHostParsing())
+)
+
+// idnaProfile is the IDNA profile of whatwg-url's host parser (UTS #46 with the
+// standard's options for "domain to ASCII" with beStrict false), so that the fast path
+// converts a host as the library does; TestFastParse and FuzzFastParse check it.
+var idnaProfile = idna.New(
+	idna.MapForLookup(),
+	idna.BidiRule(),
+	idna.VerifyDNSLength(false),
+	idna.StrictDomainName(true),
+	idna.ValidateLabels(true),
+	idna.CheckHyphens(false),
+	idna.CheckJoiners(true),
+	idna.Transitional(false),
 )
 
 // parse parses s, resolved against base if base is not nil, with the standard's parser,
