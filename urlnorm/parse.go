@@ -98,7 +98,7 @@ func describe(err error) string {
 		msg += ": " + strconv.Quote(d)
 	}
 	if c := errors.Unwrap(err); c != nil {
-		msg += " (" + c.Error() + ")"
+		msg += " (" + describe(c) + ")"
 	}
 	return msg
 }
