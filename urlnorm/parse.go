@@ -257,21 +257,14 @@ func newSet(space bool, extra string) *byteSet {
 	return &s
 }
 
-// The percent-encode sets. The WHATWG ones are those of the URL Standard as urlcanon
-// implements it (its fragment set is only the C0 controls); the others are urlcanon's
-// "less dumb" sets, which encode only what would otherwise change how the URL parses.
-// hostDelims are added to both host sets so that a decoded host cannot re-parse as
-// something else (encodeHost adds ":" and, for special URLs, the backslash).
-const hostDelims = "/?#@"
-
+// The percent-encode sets of the Safe and Aggressive steps, urlcanon's "less dumb" sets,
+// which encode only what would otherwise change how the URL parses: in the host, the
+// standard's forbidden host code points and "%", so that a decoded host parses again as
+// itself; hostSet, for the bytes of a host that is not UTF-8, once the forbidden ones are
+// rejected.
 var (
-	c0Set       = newSet(false, "")
-	pathSet     = newSet(true, "\"#<>?`{}")
-	querySet    = newSet(true, "\"#<>")
-	userinfoSet = newSet(true, "\"#<>?`{}/:;=@[\\]^|")
-	hostSet     = newSet(true, hostDelims)
-
-	semHostSet  = newSet(true, "%"+hostDelims)
+	hostSet     = newSet(true, "")
+	semHostSet  = newSet(true, "%/?#@:<>[\\]^|")
 	semPathSet  = newSet(true, "#%?")
 	semQuerySet = newSet(true, "#%&=")
 	semFragSet  = newSet(true, "#%")

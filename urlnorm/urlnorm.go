@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,7 +250,7 @@ func (c *Canonicalizer) semantic(u *url) {
 	}
 	u.host = normalizeIP(h)
 	u.user, u.pass = "", ""
-	u.encodeHost(semHostSet)
+	u.encodeHost()
 	if aggressive {
 		if u.scheme == "https" {
 			u.scheme = "http"
@@ -293,18 +294,16 @@ func (c *Canonicalizer) semantic(u *url) {
 	u.frag = encode(decode(u.frag), semFragSet)
 }
 
-// encodeHost encodes the bytes of set in host, and ":" too unless host is an IPv6
-// literal, and "\\" too in a special URL, so that no byte of a decoded host can end it
-// early when parsed again.
-func (u *url) encodeHost(set *byteSet) {
-	h := encode(u.host, set)
-	if !strings.HasPrefix(h, "[") && strings.Contains(h, ":") {
-		h = strings.ReplaceAll(h, ":", "%3A")
+// encodeHost percent-encodes the bytes of semHostSet in the host, unless it is an IPv6
+// literal, so that no byte of a decoded host can end it early or make the standard
+// reject it when parsed again.
+func (u *url) encodeHost() {
+	if h := u.host; len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		if a, err := netip.ParseAddr(h[1 : len(h)-1]); err == nil && a.Is6() && a.Zone() == "" {
+			return
+		}
 	}
-	if u.special && strings.Contains(h, "\\") {
-		h = strings.ReplaceAll(h, "\\", "%5C")
-	}
-	u.host = h
+	u.host = encode(u.host, semHostSet)
 }
 
 // toASCII returns a special URL's host as the WHATWG "domain to ASCII" does: lower case
