@@ -436,6 +436,21 @@ func parseIPv4(host string) (ip uint32, ok bool) {
 	return uint32(v), true
 }
 
+// endsInNumber reports whether the standard reads host as an IPv4 address, which it
+// then must be: its last label, after one final dot, is all decimal digits or "0x" and
+// hex digits.
+func endsInNumber(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.Trim(last, "0123456789") == "" {
+		return true
+	}
+	return len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") && strings.Trim(last[2:], "0123456789abcdefABCDEF") == ""
+}
+
 // parseIPv4Number parses one number of an IPv4 address; values above 2^32 fail.
 func parseIPv4Number(s string) (uint64, bool) {
 	base := 10

@@ -193,6 +193,11 @@ func (c *Canonicalizer) canonicalize(raw string, base *whatwg.Url) (string, erro
 		if u.special && u.scheme != "file" && u.host == "" {
 			return "", invalid(raw, "no host left once its dots are removed; "+scheme+" URLs need one, as in "+scheme+"://example.com/")
 		}
+		if u.special && endsInNumber(u.host) {
+			if a, err := netip.ParseAddr(u.host); err != nil || !a.Is4() {
+				return "", invalid(raw, fmt.Sprintf("the host is %q once its dots are removed, which ends in a number but is not an IPv4 address; the standard rejects such hosts", u.host))
+			}
+		}
 	}
 	if !c.opts.KeepFragment && u.hasFrag {
 		u.hasFrag, u.frag = false, ""

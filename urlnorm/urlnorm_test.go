@@ -113,6 +113,29 @@ func TestCanonicalizeErrors(t *testing.T) {
 	}
 }
 
+// TestSemanticHostErrors checks hosts that the standard takes and that Safe and
+// Aggressive would turn into hosts it rejects, by removing dots.
+func TestSemanticHostErrors(t *testing.T) {
+	for in, msg := range map[string]string{
+		"http://00000008../": `the host is "00000008" once its dots are removed, which ends in a number but is not an IPv4 address`,
+		"http://.0x1g.0xff../": `the host is "0x1g.0xff" once its dots are removed`,
+	} {
+		if got, err := Canonicalize(in, WHATWG); err != nil {
+			t.Errorf("WHATWG: %q: %v; the standard takes it", in, err)
+		} else if _, err := Canonicalize(got, WHATWG); err != nil {
+			t.Errorf("WHATWG: %q gives %q, which fails: %v", in, got, err)
+		}
+		for _, p := range []Profile{Safe, Aggressive} {
+			if _, err := Canonicalize(in, p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), msg) {
+				t.Errorf("%v: %q: error %v, want ErrInvalid with %q", p, in, err, msg)
+			}
+		}
+	}
+	if got, err := Canonicalize("http://1.2.3.4../", Safe); got != "http://1.2.3.4/" || err != nil {
+		t.Errorf("Safe: http://1.2.3.4../ gives %q, %v", got, err)
+	}
+}
+
 func TestKeepFragment(t *testing.T) {
 	for _, tc := range []struct {
 		profile    Profile
