@@ -117,7 +117,7 @@ func TestCanonicalizeErrors(t *testing.T) {
 // Aggressive would turn into hosts it rejects, by removing dots.
 func TestSemanticHostErrors(t *testing.T) {
 	for in, msg := range map[string]string{
-		"http://00000008../": `the host is "00000008" once its dots are removed, which ends in a number but is not an IPv4 address`,
+		"http://00000008../":   `the host is "00000008" once its dots are removed, which ends in a number but is not an IPv4 address`,
 		"http://.0x1g.0xff../": `the host is "0x1g.0xff" once its dots are removed`,
 	} {
 		if got, err := Canonicalize(in, WHATWG); err != nil {
