@@ -133,10 +133,11 @@ func Canonicalize(raw string, p Profile) (string, error) {
 }
 
 // Canonicalize returns the canonical form of raw, an absolute URL, a reference that
-// Options.Base resolves, or, except under WHATWG, a host and path without a scheme
-// ("example.com/a" is read as "http://example.com/a"). raw is parsed by the WHATWG URL
-// Standard's parser (github.com/nlnwa/whatwg-url), so what the standard rejects is
-// rejected here. Any bytes are accepted, valid UTF-8 or not, and the result is printable
+// Options.Base resolves, or, except under WHATWG and when there is no base, a host and
+// path without a scheme ("example.com/a" is read as "http://example.com/a"). raw is
+// parsed as the WHATWG URL Standard says (by github.com/nlnwa/whatwg-url, or by a fast
+// path that gives the same result for plain http and https URLs), so what the standard
+// rejects is rejected here. Any bytes are accepted, valid UTF-8 or not, and the result is printable
 // ASCII (with spaces only where WHATWG keeps them, in opaque paths such as "mailto:a b"
 // and in fragments). Canonicalizing a result again returns it unchanged.
 //
@@ -144,9 +145,10 @@ func Canonicalize(raw string, p Profile) (string, error) {
 // input that is empty once spaces and control characters are trimmed, input the standard
 // rejects (a forbidden host code point, a malformed IP address, a port that is not a
 // number from 0 to 65535, a special URL without a host, ...), and a relative reference
-// without a base. It is safe for concurrent use. It costs one parse by the standard's
-// parser, one pass over the parts per step, a few allocations, and an IDNA conversion
-// for a host with non-ASCII characters.
+// without a base. It is safe for concurrent use. It costs one parse (the fast path's, or
+// the library's, which costs some 15 times more and about 80 allocations), one pass over
+// the parts per step, a few allocations, and an IDNA conversion for a host with
+// non-ASCII characters.
 func (c *Canonicalizer) Canonicalize(raw string) (string, error) {
 	return c.canonicalize(raw, c.base)
 }
