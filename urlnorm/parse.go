@@ -105,8 +105,9 @@ func describe(err error) string {
 
 // checkRawHost checks the host of u, parsed by a lax parser because it is not UTF-8 once
 // percent-decoded, as the standard checks a domain apart from IDNA: no forbidden domain
-// code point, and not an IPv4 address. It then writes it as this package keeps such a
-// host: its bytes, with ASCII letters in lower case, percent-encoded.
+// code point (Canonicalize rejects one that ends in a number). It then writes it as this
+// package keeps such a host: its bytes, with ASCII letters in lower case,
+// percent-encoded.
 func checkRawHost(u *whatwg.Url) error {
 	// The lax parser percent-encoded the raw host without "%", so one decoding gives the
 	// bytes the standard would have read.
@@ -153,7 +154,7 @@ func fromWHATWG(w *whatwg.Url) url {
 		query:  w.Query(),
 		frag:   w.Fragment(),
 	}
-	_, u.special = semanticSchemes[u.scheme]
+	u.special = w.IsSpecialScheme()
 	u.hasPort = u.port != ""
 	full, noFrag := w.Href(false), w.Href(true)
 	u.hasFrag = len(full) > len(noFrag)

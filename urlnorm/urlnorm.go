@@ -197,7 +197,7 @@ func (c *Canonicalizer) canonicalize(raw string, base *whatwg.Url) (string, erro
 		}
 		if u.special && endsInNumber(u.host) {
 			if a, err := netip.ParseAddr(u.host); err != nil || !a.Is4() {
-				return "", invalid(raw, fmt.Sprintf("the host is %q once its dots are removed, which ends in a number but is not an IPv4 address; the standard rejects such hosts", u.host))
+				return "", invalid(raw, fmt.Sprintf("the host becomes %q, which ends in a number but is not an IPv4 address; the standard rejects such hosts", u.host))
 			}
 		}
 	}

@@ -114,11 +114,12 @@ func TestCanonicalizeErrors(t *testing.T) {
 }
 
 // TestSemanticHostErrors checks hosts that the standard takes and that Safe and
-// Aggressive would turn into hosts it rejects, by removing dots.
+// Aggressive would turn into hosts it rejects: by removing dots, or, for a host that is
+// not UTF-8, which Safe keeps, because it ends in a number.
 func TestSemanticHostErrors(t *testing.T) {
 	for in, msg := range map[string]string{
-		"http://00000008../":   `the host is "00000008" once its dots are removed, which ends in a number but is not an IPv4 address`,
-		"http://.0x1g.0xff../": `the host is "0x1g.0xff" once its dots are removed`,
+		"http://00000008../":   `the host becomes "00000008", which ends in a number but is not an IPv4 address`,
+		"http://.0x1g.0xff../": `the host becomes "0x1g.0xff"`,
 	} {
 		if got, err := Canonicalize(in, WHATWG); err != nil {
 			t.Errorf("WHATWG: %q: %v; the standard takes it", in, err)
@@ -130,6 +131,9 @@ func TestSemanticHostErrors(t *testing.T) {
 				t.Errorf("%v: %q: error %v, want ErrInvalid with %q", p, in, err, msg)
 			}
 		}
+	}
+	if _, err := Canonicalize("http://a%FF.1/", Safe); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `the host becomes "a%FF.1"`) {
+		t.Errorf("Safe: http://a%%FF.1/: error %v, want the host named", err)
 	}
 	if got, err := Canonicalize("http://1.2.3.4../", Safe); got != "http://1.2.3.4/" || err != nil {
 		t.Errorf("Safe: http://1.2.3.4../ gives %q, %v", got, err)
