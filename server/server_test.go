@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,6 +518,26 @@ func (b *blocker) hook() {
 }
 
 func (b *blocker) open() { b.once.Do(func() { close(b.release) }) }
+
+// TestInvalidURL checks that a document whose URL the WHATWG URL Standard rejects is a 400
+// naming the URL, alone or in a batch, and never gets a URL key.
+func TestInvalidURL(t *testing.T) {
+	_, ts := start(t, Config{})
+	for _, u := range []string{"http://example example.com/", "http://256.256.256.256/", "http://[::1.2.3.]/", "../relative"} {
+		for _, path := range []string{"/v1/documents", "/v1/check"} {
+			code, body, _ := call(t, ts, "POST", path, "", docJSON("a", u, "some text"))
+			wantError(t, path+" "+u, code, body, 400, "invalid_document")
+			if !strings.Contains(string(body), strconv.Quote(u)[1:len(strconv.Quote(u))-1]) || !strings.Contains(string(body), "invalid URL") {
+				t.Errorf("POST %s with url %q: %s does not name the URL", path, u, body)
+			}
+		}
+		code, body, _ := call(t, ts, "POST", "/v1/documents:batch", "", `{"documents":[`+docJSON("b", u, "x")+`,`+docJSON("c", "http://ok.example/", "y")+`]}`)
+		if code != 200 || !strings.Contains(string(body), `{"results":[{"error":{"code":"invalid_document","message":`) ||
+			!strings.Contains(string(body), "invalid URL") || !strings.Contains(string(body), `{"verdict":{"id":"c"`) {
+			t.Errorf("batch with url %q: %d %s", u, code, body)
+		}
+	}
+}
 
 func TestOverloaded(t *testing.T) {
 	s, ts := start(t, Config{MaxInflight: 1, QueueWait: 10 * time.Millisecond})

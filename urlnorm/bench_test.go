@@ -14,6 +14,7 @@ var benchURLs = []string{
 }
 
 // BenchmarkCanonicalize canonicalizes benchURLs under each profile; bytes are input bytes.
+// All take the fast path.
 func BenchmarkCanonicalize(b *testing.B) {
 	n := 0
 	for _, u := range benchURLs {
@@ -34,6 +35,37 @@ func BenchmarkCanonicalize(b *testing.B) {
 					}
 				}
 			}
+			b.ReportMetric(float64(b.N*len(benchURLs))/b.Elapsed().Seconds(), "URLs/s")
 		})
 	}
+}
+
+// BenchmarkParse parses benchURLs, which the fast path takes, with it and with the
+// standard's parser (nlnwa/whatwg-url), into the parts the profiles work on.
+func BenchmarkParse(b *testing.B) {
+	urls := benchURLs
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, u := range urls {
+				if _, ok := fastParse(u); !ok {
+					b.Fatal(u)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "URLs/s")
+	})
+	b.Run("whatwg-url", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, u := range urls {
+				w, err := parse(u, nil, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = fromWHATWG(w)
+			}
+		}
+		b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "URLs/s")
+	})
 }

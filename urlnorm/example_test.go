@@ -34,7 +34,7 @@ func ExampleCanonicalize() {
 	// whatwg     https://www.example.com/news/index.html?utm_source=feed&id=7
 	// safe       https://www.example.com/news/index.html?id=7&utm_source=feed
 	// aggressive http://example.com/news?id=7
-	// true urlnorm: invalid URL "http://example.com:99999/": port "99999" is not a number from 0 to 65535
+	// true urlnorm: invalid URL "http://example.com:99999/": the input's port is outside the range [0-65535]
 }
 
 func ExampleNew() {

@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// FuzzCanonicalize checks, for every profile with and without the fragment, that
-// Canonicalize never panics, fails only with ErrInvalid, returns printable ASCII (a space
-// at most where WHATWG keeps one), and returns a result that canonicalizes to itself.
-// Seeds: a few urlcanon inputs here and in testdata/fuzz/FuzzCanonicalize.
+// FuzzCanonicalize checks, for every profile with and without the fragment, and without
+// and with a base URL, that Canonicalize never panics, fails only with ErrInvalid, returns
+// printable ASCII (a space at most where WHATWG keeps one), and returns a result that
+// canonicalizes to itself without the base. Seeds: a few urlcanon and WPT inputs here and
+// in testdata/fuzz/FuzzCanonicalize.
 func FuzzCanonicalize(f *testing.F) {
 	for _, s := range []string{
 		"  http://www.google.com/  ",
@@ -23,21 +24,31 @@ func FuzzCanonicalize(f *testing.F) {
 		"foo.com///goo/",
 		"http://legislature.mi.gov/(S(4hqa0555fwsecu455xqckv45))/mileg.aspx",
 		"http://example.com/?a=1&CFID=3304324&CFTOKEN=57491900&jsessionid=a63098d96360$B0$D9$A&foo=bar",
+		"http://example example.com", "http://[::1.2.3.]", "http://256.256.256.256", "../i", "#",
+		"file://localhost/x", "sc://\u00e4/x", "mailto:%2F%2Fx", "file:///C%7C/", "http://a\xff.com/",
+		"//example.com/a", "?q=1", "non-spec:/.//p",
 	} {
 		f.Add(s)
 	}
-	var cs []*Canonicalizer
+	var cs, again []*Canonicalizer
 	for _, p := range []Profile{Safe, Aggressive, WHATWG} {
 		for _, keep := range []bool{false, true} {
-			c, err := New(Options{Profile: p, KeepFragment: keep})
-			if err != nil {
-				f.Fatal(err)
+			for _, base := range []string{"", "https://u:p@example.com/a/b?c#d"} {
+				c, err := New(Options{Profile: p, KeepFragment: keep, Base: base})
+				if err != nil {
+					f.Fatal(err)
+				}
+				cs = append(cs, c)
+				if base == "" {
+					again = append(again, c)
+				} else {
+					again = append(again, again[len(again)-1])
+				}
 			}
-			cs = append(cs, c)
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, c := range cs {
+		for i, c := range cs {
 			o := c.Options()
 			got, err := c.Canonicalize(raw)
 			if err != nil {
@@ -51,9 +62,9 @@ func FuzzCanonicalize(f *testing.F) {
 					t.Fatalf("%v: %q gives %q, with byte %#x", o.Profile, raw, got, got[i])
 				}
 			}
-			again, err := c.Canonicalize(got)
-			if again != got || err != nil {
-				t.Fatalf("%v keep=%v: %q gives %q, which gives %q, %v", o.Profile, o.KeepFragment, raw, got, again, err)
+			twice, err := again[i].Canonicalize(got)
+			if twice != got || err != nil {
+				t.Fatalf("%v keep=%v base=%q: %q gives %q, which gives %q, %v", o.Profile, o.KeepFragment, o.Base, raw, got, twice, err)
 			}
 		}
 	})

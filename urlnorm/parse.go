@@ -1,98 +1,204 @@
 package urlnorm
 
 import (
+	"errors"
+	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	werrors "github.com/nlnwa/whatwg-url/errors"
+	whatwg "github.com/nlnwa/whatwg-url/url"
+	"golang.org/x/net/idna"
 )
 
-// specialPorts are the WHATWG special schemes with their default ports ("" for file, which
-// has none). gopher is kept, as urlcanon keeps it, though the standard has since dropped it.
-var specialPorts = map[string]string{
-	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21", "gopher": "70", "file": "",
+// specialSchemes are the WHATWG special schemes (https://url.spec.whatwg.org/#special-scheme)
+// with their default ports; semanticSchemes adds gopher, as urlcanon does, though the
+// standard has since dropped it.
+var (
+	specialSchemes  = map[string]string{"ftp": "21", "file": "", "http": "80", "https": "443", "ws": "80", "wss": "443"}
+	semanticSchemes = map[string]string{"ftp": "21", "file": "", "http": "80", "https": "443", "ws": "80", "wss": "443", "gopher": "70"}
+)
+
+// The parsers of the WHATWG URL Standard, immutable and safe for concurrent use: standard
+// for the WHATWG profile; semantic, with gopher special, for Safe and Aggressive; and
+// semanticLax, which parses again for those an input whose host is not UTF-8 once
+// percent-decoded. The standard rejects such a host; Safe and Aggressive keep its bytes
+// (checkRawHost checks the rest of it), as urlcanon does.
+var (
+	standard    = whatwg.NewParser(whatwg.WithSpecialSchemes(specialSchemes))
+	semantic    = whatwg.NewParser(whatwg.WithSpecialSchemes(semanticSchemes))
+	semanticLax = whatwg.NewParser(whatwg.WithSpecialSchemes(semanticSchemes), whatwg.WithLaxHostParsing())
+)
+
+// idnaProfile is the IDNA profile of whatwg-url's host parser (UTS #46 with the
+// standard's options for "domain to ASCII" with beStrict false), so that the fast path
+// converts a host as the library does; TestFastParse and FuzzFastParse check it.
+var idnaProfile = idna.New(
+	idna.MapForLookup(),
+	idna.BidiRule(),
+	idna.VerifyDNSLength(false),
+	idna.StrictDomainName(true),
+	idna.ValidateLabels(true),
+	idna.CheckHyphens(false),
+	idna.CheckJoiners(true),
+	idna.Transitional(false),
+)
+
+// parse parses s, resolved against base if base is not nil, with the standard's parser,
+// or with the semantic one if sem is set. The standard reads Unicode text; a byte of s
+// that is not part of UTF-8 is read as its percent-escape ("\xff" as "%FF") rather than
+// as U+FFFD, so that inputs that differ only there do not share a key. The error says,
+// in lower case, what the standard found wrong.
+func parse(s string, base *whatwg.Url, sem bool) (*whatwg.Url, error) {
+	s = escapeInvalidUTF8(s)
+	p := standard
+	if sem {
+		p = semantic
+	}
+	u, err := p.BasicParser(s, base, nil, whatwg.NoState)
+	if err == nil {
+		return u, nil
+	}
+	if sem && werrors.Type(err) == werrors.DomainToASCII && werrors.Description(err) == "not a valid UTF-8 string" {
+		// What else is wrong, if anything, is said by the lax parse or by checkRawHost.
+		if u, err = semanticLax.BasicParser(s, base, nil, whatwg.NoState); err == nil {
+			if err = checkRawHost(u); err == nil {
+				return u, nil
+			}
+		}
+	}
+	return nil, errors.New(describe(err))
 }
 
-// url holds the parts of a URL as urlcanon's parser splits them: every delimiter that was
-// present is remembered, so that serializing an unchanged url gives back its input.
+// parseBase parses base, which must be an absolute URL, as the standard does; the error
+// wraps ErrInvalid. (Only a fragment resolves against a URL with an opaque path such as
+// "mailto:x"; the standard rejects other references to it.)
+func parseBase(base string) (*whatwg.Url, error) {
+	b, err := parse(base, nil, false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: base URL %q: %s", ErrInvalid, base, err)
+	}
+	// The parser clones the base for every reference, and the clone makes the base's
+	// search parameters the first time: made now, a shared base is only read.
+	b.SearchParams()
+	return b, nil
+}
+
+// describe returns the message of an error of the parser without the URL it repeats:
+// the standard's description of the error, in lower case, and the character or cause.
+func describe(err error) string {
+	t := string(werrors.Type(err))
+	if t == "" {
+		return err.Error()
+	}
+	msg := strings.ToLower(t[:1]) + t[1:]
+	if d := werrors.Description(err); d != "" {
+		msg += ": " + strconv.Quote(d)
+	}
+	if c := errors.Unwrap(err); c != nil {
+		msg += " (" + describe(c) + ")"
+	}
+	return msg
+}
+
+// checkRawHost checks the host of u, parsed by a lax parser because it is not UTF-8 once
+// percent-decoded, as the standard checks a domain apart from IDNA: no forbidden domain
+// code point (Canonicalize rejects one that ends in a number). It then writes it as this
+// package keeps such a host: its bytes, with ASCII letters in lower case,
+// percent-encoded.
+func checkRawHost(u *whatwg.Url) error {
+	// The lax parser percent-encoded the raw host without "%", so one decoding gives the
+	// bytes the standard would have read.
+	h := percentDecodeOnce(u.Hostname())
+	for i := 0; i < len(h); i++ {
+		if h[i] < 0x80 && whatwg.ForbiddenDomainCodePoint.Test(uint(h[i])) {
+			return fmt.Errorf("the host contains a forbidden domain code point: %q", h[i:i+1])
+		}
+	}
+	u.SetHostname(encode(lowerASCII(h), hostSet))
+	return nil
+}
+
+// url holds the parts of a parsed URL that the Safe and Aggressive steps change, and
+// serializes them as the standard does.
 type url struct {
-	scheme  string // lower case; "" if there is none
-	special bool   // scheme is a key of specialPorts
-	slashes string // what separates "scheme:" from the authority: "", "/", "//", "\\\\", ...
-	user    string
-	pass    string
-	colon   bool // ":" between user and pass
-	at      bool // "@" after the userinfo
-	host    string
-	port    string
-	hasPort bool // ":" before port
-	path    string
-	hasQ    bool // "?" before query
-	query   string
-	hasFrag bool // "#" before frag
-	frag    string
+	scheme    string // lower case
+	special   bool   // scheme is a special scheme
+	authority bool   // the URL has a host, maybe empty, so "//" follows the scheme
+	opaque    bool   // the path is opaque ("mailto:a"), not a list of segments
+	user      string
+	pass      string
+	host      string
+	port      string
+	hasPort   bool // ":" before port
+	path      string
+	hasQ      bool // "?" before query
+	query     string
+	hasFrag   bool // "#" before frag
+	frag      string
 }
 
-// parse splits s, which has no tab, newline or carriage return and no leading or trailing
-// space or C0 control, into u. A missing scheme becomes defaultScheme when that is not
-// empty. Like urlcanon, parse accepts every input; the steps that follow reject what has
-// no canonical form.
-func (u *url) parse(s, defaultScheme string) {
-	*u = url{}
-	if i := schemeEnd(s); i > 0 {
-		u.scheme, s = strings.ToLower(s[:i]), s[i+1:]
-	} else {
-		u.scheme = defaultScheme
+// fromWHATWG returns the parts of w. The standard's accessors do not tell an empty query or
+// fragment from none, nor an empty host from none; its serialization does.
+func fromWHATWG(w *whatwg.Url) url {
+	u := url{
+		scheme: w.Scheme(),
+		user:   w.Username(),
+		pass:   w.Password(),
+		host:   w.Hostname(),
+		port:   w.Port(),
+		path:   w.Pathname(),
+		opaque: w.OpaquePath(),
+		query:  w.Query(),
+		frag:   w.Fragment(),
 	}
-	_, u.special = specialPorts[u.scheme]
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		rest := s[i:]
-		s = s[:i]
-		if rest[0] == '?' {
-			u.hasQ = true
-			u.query, rest = rest[1:], ""
-			if j := strings.IndexByte(u.query, '#'); j >= 0 {
-				u.query, rest = u.query[:j], u.query[j:]
+	u.special = w.IsSpecialScheme()
+	u.hasPort = u.port != ""
+	full, noFrag := w.Href(false), w.Href(true)
+	u.hasFrag = len(full) > len(noFrag)
+	u.hasQ = strings.HasSuffix(noFrag, "?") || u.query != ""
+	u.authority = strings.HasPrefix(full[len(u.scheme)+1:], "//")
+	return u
+}
+
+// String serializes u as the standard serializes a URL.
+func (u *url) String() string {
+	var b strings.Builder
+	b.Grow(len(u.scheme) + len(u.user) + len(u.pass) + len(u.host) + len(u.port) +
+		len(u.path) + len(u.query) + len(u.frag) + 10)
+	b.WriteString(u.scheme)
+	b.WriteByte(':')
+	if u.authority {
+		b.WriteString("//")
+		if u.user != "" || u.pass != "" {
+			b.WriteString(u.user)
+			if u.pass != "" {
+				b.WriteByte(':')
+				b.WriteString(u.pass)
 			}
+			b.WriteByte('@')
 		}
-		if rest != "" {
-			u.hasFrag, u.frag = true, rest[1:]
+		b.WriteString(u.host)
+		if u.hasPort {
+			b.WriteByte(':')
+			b.WriteString(u.port)
 		}
+	} else if !u.opaque && strings.HasPrefix(u.path, "//") {
+		// Without "/." the path would read as an authority.
+		b.WriteString("/.")
 	}
-	// s is now what urlcanon calls "pathish": slashes, authority and path.
-	isSlash := func(c byte) bool { return c == '/' || u.special && c == '\\' }
-	switch {
-	case u.scheme == "file":
-		if len(s) >= 2 && isSlash(s[0]) && isSlash(s[1]) {
-			u.slashes, s = s[:2], s[2:]
-			i := 0
-			for i < len(s) && !isSlash(s[i]) {
-				i++
-			}
-			u.host, u.path = s[:i], s[i:]
-			return
-		}
-	case u.special:
-		i := 0
-		for i < len(s) && isSlash(s[i]) {
-			i++
-		}
-		j := i
-		for j < len(s) && !isSlash(s[j]) {
-			j++
-		}
-		u.slashes, u.path = s[:i], s[j:]
-		u.authority(s[i:j])
-		return
-	case strings.HasPrefix(s, "//"):
-		j := strings.IndexByte(s[2:], '/')
-		if j < 0 {
-			j = len(s) - 2
-		}
-		u.slashes, u.path = "//", s[2+j:]
-		u.authority(s[2 : 2+j])
-		return
+	b.WriteString(u.path)
+	if u.hasQ {
+		b.WriteByte('?')
+		b.WriteString(u.query)
 	}
-	u.path = s
+	if u.hasFrag {
+		b.WriteByte('#')
+		b.WriteString(u.frag)
+	}
+	return b.String()
 }
 
 // schemeEnd returns the index of the ":" that ends a scheme at the start of s
@@ -110,72 +216,6 @@ func schemeEnd(s string) int {
 		}
 	}
 	return -1
-}
-
-// authority splits a into userinfo, host and port: the userinfo ends at the last "@", the
-// user at its first ":"; the host is a bracketed IPv6 literal or runs to the first ":".
-func (u *url) authority(a string) {
-	if i := strings.LastIndexByte(a, '@'); i >= 0 {
-		u.at = true
-		u.user, a = a[:i], a[i+1:]
-		if j := strings.IndexByte(u.user, ':'); j >= 0 {
-			u.colon = true
-			u.user, u.pass = u.user[:j], u.user[j+1:]
-		}
-	}
-	end := strings.IndexByte(a, ':')
-	if strings.HasPrefix(a, "[") {
-		if j := strings.IndexByte(a, ']'); j >= 0 && (j+1 == len(a) || a[j+1] == ':') {
-			end = j + 1
-			if end == len(a) {
-				end = -1
-			}
-		}
-	}
-	if end < 0 {
-		u.host = a
-		return
-	}
-	u.host, u.hasPort, u.port = a[:end], true, a[end+1:]
-}
-
-// String serializes u, writing each delimiter that u says is present.
-func (u *url) String() string {
-	var b strings.Builder
-	b.Grow(len(u.scheme) + len(u.slashes) + len(u.user) + len(u.pass) + len(u.host) + len(u.port) +
-		len(u.path) + len(u.query) + len(u.frag) + 8)
-	if u.scheme != "" {
-		b.WriteString(u.scheme)
-		b.WriteByte(':')
-	}
-	b.WriteString(u.slashes)
-	b.WriteString(u.user)
-	if u.colon {
-		b.WriteByte(':')
-		b.WriteString(u.pass)
-	}
-	if u.at {
-		b.WriteByte('@')
-	}
-	b.WriteString(u.host)
-	if u.hasPort {
-		b.WriteByte(':')
-		b.WriteString(u.port)
-	}
-	if u.slashes == "" && strings.HasPrefix(u.path, "//") {
-		// As the WHATWG serializer does: without "/." the path would read as an authority.
-		b.WriteString("/.")
-	}
-	b.WriteString(u.path)
-	if u.hasQ {
-		b.WriteByte('?')
-		b.WriteString(u.query)
-	}
-	if u.hasFrag {
-		b.WriteByte('#')
-		b.WriteString(u.frag)
-	}
-	return b.String()
 }
 
 // trimControls removes leading and trailing C0 controls and spaces, and every tab, newline
@@ -218,21 +258,14 @@ func newSet(space bool, extra string) *byteSet {
 	return &s
 }
 
-// The percent-encode sets. The WHATWG ones are those of the URL Standard as urlcanon
-// implements it (its fragment set is only the C0 controls); the others are urlcanon's
-// "less dumb" sets, which encode only what would otherwise change how the URL parses.
-// hostDelims are added to both host sets so that a decoded host cannot re-parse as
-// something else (encodeHost adds ":" and, for special URLs, the backslash).
-const hostDelims = "/?#@"
-
+// The percent-encode sets of the Safe and Aggressive steps, urlcanon's "less dumb" sets,
+// which encode only what would otherwise change how the URL parses: in the host, the
+// standard's forbidden host code points and "%", so that a decoded host parses again as
+// itself; hostSet, for the bytes of a host that is not UTF-8, once the forbidden ones are
+// rejected.
 var (
-	c0Set       = newSet(false, "")
-	pathSet     = newSet(true, "\"#<>?`{}")
-	querySet    = newSet(true, "\"#<>")
-	userinfoSet = newSet(true, "\"#<>?`{}/:;=@[\\]^|")
-	hostSet     = newSet(true, hostDelims)
-
-	semHostSet  = newSet(true, "%"+hostDelims)
+	hostSet     = newSet(true, "")
+	semHostSet  = newSet(true, "%/?#@:<>[\\]^|")
 	semPathSet  = newSet(true, "#%?")
 	semQuerySet = newSet(true, "#%&=")
 	semFragSet  = newSet(true, "#%")
@@ -256,6 +289,44 @@ func encode(s string, set *byteSet) string {
 		} else {
 			b = append(b, c)
 		}
+	}
+	return string(b)
+}
+
+// escapeInvalidUTF8 returns s with each byte that is not part of valid UTF-8
+// percent-encoded.
+func escapeInvalidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, '%', hex[s[i]>>4], hex[s[i]&15])
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// percentDecodeOnce decodes each "%XX" escape of s once, as the standard's percent-decode
+// does; a "%" without two hex digits after it stays.
+func percentDecodeOnce(s string) string {
+	if !hasEscape(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 {
+			b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
 	}
 	return string(b)
 }
@@ -364,6 +435,21 @@ func parseIPv4(host string) (ip uint32, ok bool) {
 		v += parts[i] << (8 * (3 - i))
 	}
 	return uint32(v), true
+}
+
+// endsInNumber reports whether the standard reads host as an IPv4 address, which it
+// then must be: its last label, after one final dot, is all decimal digits or "0x" and
+// hex digits.
+func endsInNumber(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.Trim(last, "0123456789") == "" {
+		return true
+	}
+	return len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") && strings.Trim(last[2:], "0123456789abcdefABCDEF") == ""
 }
 
 // parseIPv4Number parses one number of an IPv4 address; values above 2^32 fail.

@@ -23,7 +23,7 @@ const (
 	Aggressive
 	// WHATWG only parses and serializes as the WHATWG URL Standard does (scheme and host
 	// case, default port, dot segments, IDNA, the standard's percent-encode sets), which
-	// every browser applies anyway. Input without a scheme stays a relative reference.
+	// every browser applies anyway. A relative reference needs a base URL.
 	WHATWG
 )
 

@@ -28,18 +28,15 @@ func TestCanonicalize(t *testing.T) {
 		{Safe, "http://0x7f.1/", "http://127.0.0.1/"},
 		{Safe, "http://[0:0::1]:80/", "http://[::1]/"},
 		{Safe, "http://[::ffff:1.2.3.4]/", "http://[::ffff:102:304]/"},
-		{Safe, "http://a%2Fb.com/", "http://a%2Fb.com/"},
-		{Safe, "http://a%252Fb.com/", "http://a%2Fb.com/"},
-		{Safe, "http://a%3A1/", "http://a%3A1/"},
 		// Bytes that are not UTF-8 stay themselves, escaped: they are not read as U+FFFD,
 		// which would give every such host one key.
 		{Safe, "http://a\xff.com/", "http://a%FF.com/"},
 		{Safe, "http://a\xfe.com/", "http://a%FE.com/"},
 		{Safe, "http://a%FF.com/", "http://a%FF.com/"},
 		{Safe, "http://bücher\xff.de/", "http://b%C3%BCcher%FF.de/"},
-		{WHATWG, "http://a\xff.com/", "http://a%FF.com/"},
 		{Safe, "mailto:Joe@Example.COM", "mailto:Joe@Example.COM"},
-		{Safe, "mailto:%2F%2Fx", "mailto:/.//x"},
+		{Safe, "mailto:%2F%2Fx", "mailto:%2F/x"},
+		{Safe, "file:///C%7C/a", "file:///C%7C/a"},
 		// Path and query.
 		{Safe, "http://example.com/a/./b/../c//d", "http://example.com/a/c/d"},
 		{Safe, "http://example.com/%7Euser/%41", "http://example.com/~user/A"},
@@ -66,7 +63,6 @@ func TestCanonicalize(t *testing.T) {
 		{Aggressive, "mailto:a/", "mailto:a/"},
 		// WHATWG: no decoding, no sorting, userinfo kept.
 		{WHATWG, "HTTP://u:p@Example.com:80/%7e/a/../b?b=1&a=%41#f g", "http://u:p@example.com/%7e/b?b=1&a=%41"},
-		{WHATWG, "example.com/a", "example.com/a"},
 		{WHATWG, "http://example.com/a b<>", "http://example.com/a%20b%3C%3E"},
 	} {
 		got, err := Canonicalize(tc.in, tc.profile)
@@ -82,24 +78,65 @@ func TestCanonicalizeErrors(t *testing.T) {
 	}{
 		{"", `urlnorm: invalid URL "": nothing but spaces and control characters`},
 		{" \t\x00", `urlnorm: invalid URL " \t\x00": nothing but spaces and control characters`},
-		{"http://example.com:x/", `urlnorm: invalid URL "http://example.com:x/": port "x" is not a number from 0 to 65535`},
-		{"http://example.com:65536/", `port "65536" is not a number from 0 to 65535`},
-		{"http://example.com:-1/", `port "-1" is not`},
-		{"http://?a", `urlnorm: invalid URL "http://?a": no host; http URLs need one, as in http://example.com/`},
-		{"http:", `no host; http URLs need one`},
-		{"https://user@/", `no host; https URLs need one, as in https://example.com/`},
-		{"?q", `no host; http URLs need one`},
-		{"http://" + strings.Repeat("a", 100) + ":2x/", `"http://` + strings.Repeat("a", 73) + `"...: port "2x" is not`},
+		{"http://example.com:x/", `urlnorm: invalid URL "http://example.com:x/": the input's port is not a number`},
+		{"http://example.com:65536/", `the input's port is outside the range [0-65535]`},
+		{"http://example.com:-1/", `port is not a number`},
+		{"http://?a", `urlnorm: invalid URL "http://?a": the input has a special scheme, but does not contain a host`},
+		{"http:", `does not contain a host`},
+		{"https://user@/", `the input includes credentials`},
+		{"http://" + strings.Repeat("a", 100) + ":2x/", `"http://` + strings.Repeat("a", 73) + `"...: the input's port is not a number`},
+		// What the standard rejects and the old parser of this package accepted.
+		{"http://example example.com", `the host contains a forbidden domain code point: " "`},
+		{"http://a%25b.com/", `forbidden domain code point: "%"`},
+		{"http://a%00b.com/", `forbidden domain code point`},
+		{"http://[]", `IPv6`},
+		{"http://[::1.2.3.]", `IPv4 address is found in an IPv6 address`},
+		{"http://[1::2::3]", `multiple instances of '::'`},
+		{"http://256.256.256.256", `greater than 255`},
+		{"http://4294967296", `greater than 255`},
+		{"sc://a b/", `opaque host`},
+		{"http://a%2Fb.com/", `forbidden domain code point: "/"`},
+		{"http://a%3A1/", `forbidden domain code point: ":"`},
+		// Relative references without a base.
+		{"?q", `a relative reference and no base URL`},
+		{"i", `a relative reference and no base URL`},
+		{"../i", `a relative reference and no base URL`},
+		{"#", `a relative reference and no base URL`},
+		{"/a/b", `a relative reference and no base URL`},
 	} {
 		for _, p := range []Profile{Safe, Aggressive, WHATWG} {
-			if p == WHATWG && tc.in == "?q" {
-				continue // a relative reference
-			}
 			_, err := Canonicalize(tc.in, p)
 			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("Canonicalize(%q, %v): error %v, want ErrInvalid with %q", tc.in, p, err, tc.msg)
 			}
 		}
+	}
+}
+
+// TestSemanticHostErrors checks hosts that the standard takes and that Safe and
+// Aggressive would turn into hosts it rejects: by removing dots, or, for a host that is
+// not UTF-8, which Safe keeps, because it ends in a number.
+func TestSemanticHostErrors(t *testing.T) {
+	for in, msg := range map[string]string{
+		"http://00000008../":   `the host becomes "00000008", which ends in a number but is not an IPv4 address`,
+		"http://.0x1g.0xff../": `the host becomes "0x1g.0xff"`,
+	} {
+		if got, err := Canonicalize(in, WHATWG); err != nil {
+			t.Errorf("WHATWG: %q: %v; the standard takes it", in, err)
+		} else if _, err := Canonicalize(got, WHATWG); err != nil {
+			t.Errorf("WHATWG: %q gives %q, which fails: %v", in, got, err)
+		}
+		for _, p := range []Profile{Safe, Aggressive} {
+			if _, err := Canonicalize(in, p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), msg) {
+				t.Errorf("%v: %q: error %v, want ErrInvalid with %q", p, in, err, msg)
+			}
+		}
+	}
+	if _, err := Canonicalize("http://a%FF.1/", Safe); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `the host becomes "a%FF.1"`) {
+		t.Errorf("Safe: http://a%%FF.1/: error %v, want the host named", err)
+	}
+	if got, err := Canonicalize("http://1.2.3.4../", Safe); got != "http://1.2.3.4/" || err != nil {
+		t.Errorf("Safe: http://1.2.3.4../ gives %q, %v", got, err)
 	}
 }
 
@@ -112,7 +149,7 @@ func TestKeepFragment(t *testing.T) {
 		{Safe, "http://example.com/a#b%2523c d", "http://example.com/a#b%23c%20d", "http://example.com/a"},
 		{Safe, "http://example.com/#", "http://example.com/#", "http://example.com/"},
 		{Aggressive, "http://example.com/a/#x", "http://example.com/a#x", "http://example.com/a"},
-		{WHATWG, "http://example.com/#a%41 b", "http://example.com/#a%41 b", "http://example.com/"},
+		{WHATWG, "http://example.com/#a%41 b", "http://example.com/#a%41%20b", "http://example.com/"},
 	} {
 		for keep, want := range map[bool]string{true: tc.keep, false: tc.drop} {
 			c, err := New(Options{Profile: tc.profile, KeepFragment: keep})
@@ -274,9 +311,9 @@ func TestDecode(t *testing.T) {
 }
 
 // TestConcurrent canonicalizes with one Canonicalizer from several goroutines; run it with
-// -race.
+// -race, with a base URL that every goroutine resolves against.
 func TestConcurrent(t *testing.T) {
-	c, err := New(Options{Profile: Aggressive})
+	c, err := New(Options{Profile: Aggressive, Base: "https://www.example.com/a/b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +321,10 @@ func TestConcurrent(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				in := "https://www.example.com/a/index.html?utm_source=" + strings.Repeat("x", g+i%7) + "&b=1"
+				in := "index.html?utm_source=" + strings.Repeat("x", g+i%7) + "&b=1"
+				if i%2 == 0 {
+					in = "https://www.example.com/a/" + in
+				}
 				if got, err := c.Canonicalize(in); got != "http://example.com/a?b=1" || err != nil {
 					t.Errorf("%q gives %q, %v", in, got, err)
 					return
@@ -293,4 +333,61 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestBase(t *testing.T) {
+	const base = "https://Example.com/dir/page.html?x=1#top"
+	for _, tc := range []struct {
+		profile   Profile
+		ref, want string
+	}{
+		{WHATWG, "i", "https://example.com/dir/i"},
+		{WHATWG, "../i", "https://example.com/i"},
+		{WHATWG, "/a/./b", "https://example.com/a/b"},
+		{WHATWG, "?q", "https://example.com/dir/page.html?q"},
+		{WHATWG, "#f", "https://example.com/dir/page.html?x=1"},
+		{WHATWG, "", "https://example.com/dir/page.html?x=1"},
+		{WHATWG, "//other.org/a", "https://other.org/a"},
+		{WHATWG, "http://abs.org", "http://abs.org/"},
+		{Safe, "example.com/a", "https://example.com/dir/example.com/a"},
+		{Safe, "b?z=2&a=1", "https://example.com/dir/b?a=1&z=2"},
+		{Aggressive, "../index.html?utm_source=x", "http://example.com/"},
+	} {
+		c, err := New(Options{Profile: tc.profile, Base: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.Canonicalize(tc.ref); got != tc.want || err != nil {
+			t.Errorf("%v: %q against %q gives %q, %v; want %q", tc.profile, tc.ref, base, got, err, tc.want)
+		}
+		plain, _ := New(Options{Profile: tc.profile})
+		if got, err := plain.CanonicalizeRef(tc.ref, base); got != tc.want || err != nil {
+			t.Errorf("%v: CanonicalizeRef(%q, %q) = %q, %v; want %q", tc.profile, tc.ref, base, got, err, tc.want)
+		}
+	}
+	for _, b := range []string{"dir/", "http://a b/", "http://[::1"} {
+		if _, err := New(Options{Base: b}); !errors.Is(err, ErrOptions) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "base URL") {
+			t.Errorf("New with Base %q: error %v, want ErrOptions naming the base URL", b, err)
+		}
+		if _, err := Canonicalize("x", Safe); err == nil {
+			t.Error("x without a base canonicalized")
+		}
+		c, _ := New(Options{})
+		if _, err := c.CanonicalizeRef("x", b); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "base URL") {
+			t.Errorf("CanonicalizeRef with base %q: error %v, want ErrInvalid naming the base URL", b, err)
+		}
+	}
+	// A reference the standard rejects against any base stays an error.
+	c, _ := New(Options{Profile: WHATWG, Base: base})
+	if got, err := c.Canonicalize("http://a b/"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("http://a b/ against a base gives %q, %v", got, err)
+	}
+}
+
+func TestFileLocalhost(t *testing.T) {
+	for _, p := range []Profile{WHATWG, Safe, Aggressive} {
+		if got, err := Canonicalize("file://localhost/x", p); got != "file:///x" || err != nil {
+			t.Errorf("%v: file://localhost/x gives %q, %v; want file:///x", p, got, err)
+		}
+	}
 }

@@ -99,6 +99,16 @@ func TestCheck(t *testing.T) {
 	if !strings.Contains(lines[2], `"verdict":"unique"`) {
 		t.Errorf("the page after them: %s", lines[2])
 	}
+	// A page whose URL the standard rejects gets an error line naming the URL, not a key.
+	stdout, stderr, code = run(t, "", "check", "--url", "http://example example.com/", args[3])
+	if code != ExitError || !strings.Contains(stderr, `invalid URL "http://example example.com/": the host contains a forbidden domain code point`) {
+		t.Errorf("bad URL: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	var e struct{ File, URL, Error, Verdict string }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &e); err != nil || e.URL != "http://example example.com/" || e.Verdict != "" ||
+		!strings.Contains(e.Error, `invalid URL "http://example example.com/"`) {
+		t.Errorf("bad URL: line %q; want an error naming the URL", stdout)
+	}
 	for _, bad := range [][]string{{"check"}, {"check", "--near", "cosine", args[0]}, {"check", "--url", "a", "--url", "b", args[0]}, {"check", "--keep", "oldest", args[0]}} {
 		if _, _, code := run(t, "", bad...); code != ExitUsage {
 			t.Errorf("%q: exit %d, want %d", bad, code, ExitUsage)

@@ -15,7 +15,7 @@
 //	              [--format auto|jsonl|dir|warc] [--id-field F] [--text-field F] ...
 //	              [--quiet|--verbose] [TEXT FLAGS] INPUT...|-
 //	neardup eval --labels FILE (--pairs FILE | [--method M] ... [TEXT FLAGS] INPUT...)
-//	neardup urlnorm [--profile safe|aggressive|whatwg] [--keep-fragment] [--json] [URL...|-]
+//	neardup urlnorm [--profile safe|aggressive|whatwg] [--base URL] [--keep-fragment] [--json] [URL...|-]
 //	neardup bench findall --random N --distance K [--blocks B] [--plant RATE] [--json]
 //	neardup bench service [--addr URL] [--mode add|check|query|mixed] [--clients N]
 //	                [--duration D|--requests N] [--rate R] [--batch B] [--start I] [--json]

@@ -36,8 +36,15 @@ Profiles (the urlnorm package documentation lists every step):
               fbclid, ...) and session-id (jsessionid, phpsessid, sid, ...) parameters,
               index pages and trailing slashes removed
 
-A URL without a canonical form (empty, a port that is not a number up to 65535, an http
-URL without a host) is reported on standard error with its argument or line number, and
+URLs are parsed as the WHATWG URL Standard says (as browsers do). A relative reference
+("../a", "/a", "?q") is resolved against --base; without it, it is an error:
+
+  $ neardup urlnorm --base https://example.com/news/ '../about?b=2&a=1'
+  https://example.com/about?a=1&b=2
+
+A URL without a canonical form (empty, a host the standard rejects such as "a b.com" or
+256.1.1.1, a port that is not a number up to 65535, an http URL without a host, a
+relative reference without --base) is reported on standard error with its argument or line number, and
 the others are still written; the exit code is then 1. With --json every input gives
 one line, {"input":...,"url":...} or {"input":...,"error":...}; an input that is not
 valid UTF-8 has U+FFFD in its "input".
@@ -54,6 +61,7 @@ type urlnormCmd struct {
 func (c *urlnormCmd) define(fs *flag.FlagSet) {
 	fs.TextVar(&c.opts.Profile, "profile", urlnorm.Safe, "canonicalize with `PROFILE`: whatwg, safe or aggressive\n(default safe)")
 	fs.BoolVar(&c.opts.KeepFragment, "keep-fragment", false, "keep the fragment (#...), which never reaches the server and is removed\nby default (default false)")
+	fs.StringVar(&c.opts.Base, "base", "", "resolve relative references (\"../a\", \"/a\", \"?q\") against `URL`, as the links of\nthe page at URL; without it they are errors (default \"\": none)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object per input: {\"input\",\"url\"} or {\"input\",\"error\"}\n(default false)")
 }
 
@@ -67,7 +75,7 @@ type urlnormResult struct {
 func (c *urlnormCmd) run(e *env, args []string) error {
 	cz, err := urlnorm.New(c.opts)
 	if err != nil {
-		return err
+		return usagef("--base: %v", err)
 	}
 	if len(args) == 0 {
 		args = []string{"-"}
