@@ -506,6 +506,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.stop.Load() {
 		s.mu.Unlock()
+		ln.Close() // else the kernel keeps accepting connections that nobody answers
 		return nil
 	}
 	s.hs = hs
@@ -516,6 +517,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	return nil
 }
+
+// Loopback reports whether addr is a loopback TCP address or a Unix socket: one only
+// this machine can reach, where Serve serves without tokens.
+func Loopback(addr net.Addr) bool { return loopback(addr) }
 
 // loopback reports whether addr is a loopback TCP address or a Unix socket.
 func loopback(addr net.Addr) bool {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // replayFormat is the format of the line pebble v2 logs (Infof) for each WAL it replays
@@ -26,12 +28,15 @@ type replayed struct {
 // it from the goroutine that commits a batch when writing or syncing the log failed (a
 // full disk, an I/O error), and DB.commit recovers it, refuses further writes with
 // store.ErrFailed and keeps the process, and its reads, alive. It records the replay
-// lines of Open. It is safe for concurrent use.
+// lines of Open. Elsewhere (pebble's background work) a panic ends the process as
+// pebble's exit did. It is safe for concurrent use.
 type logger struct {
 	log *slog.Logger
 
 	mu     sync.Mutex
 	replay []replayed
+
+	abandoned atomic.Bool // Open gave up on this store (see openPebble)
 }
 
 // fatalError is the panic of logger.Fatalf.
@@ -58,6 +63,9 @@ func (l *logger) Errorf(format string, args ...any) {
 func (l *logger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	l.log.Error("pebble: " + msg)
+	if l.abandoned.Load() {
+		runtime.Goexit() // nothing uses the store; its goroutine must not end the process
+	}
 	panic(fatalError{msg})
 }
 

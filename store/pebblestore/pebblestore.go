@@ -133,8 +133,12 @@ func Open(dir string, opt Options) (*DB, error) {
 	// Records (about 700 bytes: hashes and a MinHash signature) go to blob files, so
 	// that compactions rewrite references to them, not the records (the package
 	// documentation says why and what it saved). A blob file a fifth garbage is
-	// rewritten once it is five minutes old.
+	// rewritten once it is five minutes old. Pebble asks for the policy at every flush
+	// and compaction: on a disk nearly full it gets none (see space.blobsSafe).
 	o.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		if !sp.blobsSafe() {
+			return pebble.ValueSeparationPolicy{TargetGarbageRatio: 1} // no blob files written or rewritten
+		}
 		return pebble.ValueSeparationPolicy{
 			Enabled:               true,
 			MinimumSize:           256,
@@ -149,7 +153,7 @@ func Open(dir string, opt Options) (*DB, error) {
 	if err := checkComparer(fs, dir, o); err != nil {
 		return nil, err
 	}
-	db, err := openPebble(dir, o)
+	db, err := openPebble(dir, o, sp, lg)
 	if err != nil {
 		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) || strings.Contains(err.Error(), "lock held by current process") {
 			by := "another process"
@@ -179,14 +183,52 @@ func Open(dir string, opt Options) (*DB, error) {
 
 // openPebble is pebble.Open, with its panics (logger.Fatalf's among them) turned into
 // errors: opening is all the caller does with the store, and an error it can report
-// says more than a stack trace.
-func openPebble(dir string, o *pebble.Options) (db *pebble.DB, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("pebble failed: %v", p)
-		}
+// says more than a stack trace. Pebble flushes the log it replayed before Open returns,
+// and retries a failed flush for ever; when a flush runs out of space (sp.full), this
+// returns an error wrapping store.ErrNoSpace instead of waiting; the open left behind
+// closes the store if it ever completes (once space is freed), and its goroutines end
+// rather than panic if pebble fails fatally (see logger.Fatalf).
+func openPebble(dir string, o *pebble.Options, sp *space, lg *logger) (*pebble.DB, error) {
+	type result struct {
+		db  *pebble.DB
+		err error
+	}
+	done := make(chan result, 1)
+	abandoned := &lg.abandoned
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("pebble failed: %v", p)
+			}
+			if r.db != nil && abandoned.Load() {
+				closePebble(r.db)
+				r.db = nil
+			}
+			done <- r
+		}()
+		r.db, r.err = pebble.Open(dir, o)
 	}()
-	return pebble.Open(dir, o)
+	tick := time.NewTicker(spaceCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.db, r.err
+		case <-tick.C:
+			if sp.full.Load() {
+				abandoned.Store(true)
+				select {
+				case r := <-done: // it completed meanwhile: use it after all
+					if r.db != nil || r.err != nil {
+						return r.db, r.err
+					}
+				default:
+				}
+				return nil, fmt.Errorf("%w: flushing the write-ahead log replayed from %s ran out of disk space: free space on it and start again", store.ErrNoSpace, dir)
+			}
+		}
+	}
 }
 
 // lastRecordID returns the largest record id in db, or 0 if there is no record: the
@@ -537,4 +579,15 @@ func closePebble(db *pebble.DB) (err error) {
 		}
 	}()
 	return db.Close()
+}
+
+// Exists reports whether dir holds a pebble database (one Open would open rather than
+// create), reading its directory and manifest marker only; it does not lock dir, so it
+// works on a store another process has open.
+func Exists(dir string) (bool, error) {
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if err != nil {
+		return false, fmt.Errorf("pebblestore: looking into %s: %w", dir, err)
+	}
+	return desc.Exists, nil
 }

@@ -102,5 +102,24 @@ func (s *space) listener() *pebble.EventListener {
 	}
 }
 
+// blobFloor is the free space under which the store writes no blob files: a blob file
+// whose last write fails makes pebble v2.1.7 panic in a background goroutine, ending the
+// process (a nil file in fileBufferedWritable.Abort, from blob.FileWriter.Close), where
+// a failed sstable is an error pebble reports and retries. 128 MiB holds the blob files
+// of a flush of the two 64 MiB memtables.
+const blobFloor = 128 << 20
+
+// blobsSafe reports whether pebble may write blob files: no background write has run out
+// of space since the last flush, and the disk has blobFloor bytes free or cannot tell
+// (an in-memory file system). Pebble asks at every flush and compaction; it costs a
+// statfs.
+func (s *space) blobsSafe() bool {
+	if s.full.Load() {
+		return false
+	}
+	u, err := s.fs.GetDiskUsage(s.dir)
+	return err != nil || u.AvailBytes >= blobFloor
+}
+
 // mib formats bytes in MiB.
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
