@@ -199,4 +199,3 @@ func TestBackup(t *testing.T) {
 	}
 	t.Logf("%d documents acknowledged before the backup, all in it", len(before))
 }
-
