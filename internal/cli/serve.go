@@ -48,6 +48,12 @@ library is glibc, it caps malloc at 2 arenas (unless MALLOC_ARENA_MAX is set): t
 store's block cache and memtables are C allocations, and glibc's default of eight arenas
 a CPU keeps hundreds of megabytes of freed blocks.
 
+The service keeps --min-free bytes free on the disk of --data: below it, adds get 507,
+/readyz answers 503 "no_space" with the reason, and reads and deletes go on; adds are
+taken again once space is freed. Never remove or edit a file in --data: the *.log
+files hold acknowledged documents not yet in a table. "neardup backup" copies the
+store while the service runs.
+
 On SIGTERM or SIGINT the service stops: /readyz answers 503 "stopping", it stops
 accepting connections, finishes the requests in flight within --shutdown-timeout, and
 then closes the index.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,7 +90,8 @@ func docJSON(n int) string {
 }
 
 // TestServeDiskFull runs the service on a 48 MiB tmpfs with --min-free 16MiB and fills
-// the disk: adds get 507 with a message that says how much is free, reads still work,
+// the disk: adds get 507 with a message that says how much is free, reads and deletes
+// still work,
 // /readyz answers 503 no_space with the reason, and once the filler is removed adds are
 // taken again by themselves. Then, the service stopped and the disk filled to the last
 // byte, serve refuses to start with the watermark's message, and with no watermark
@@ -116,6 +118,9 @@ func TestServeDiskFull(t *testing.T) {
 	}
 	if code, body := httpDo(t, "GET", base+"/readyz", ""); code != 503 || !strings.Contains(body, `"no_space"`) || !strings.Contains(body, "watermark") {
 		t.Errorf("/readyz below the watermark: %d %s, want 503 no_space with the reason", code, body)
+	}
+	if code, body := httpDo(t, "DELETE", base+"/v1/documents/doc-1", ""); code >= 300 {
+		t.Errorf("delete below the watermark: %d %s, want it done (deletes are how space comes back)", code, body)
 	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
@@ -200,7 +205,9 @@ func TestServeRefusesEarly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var logs bytes.Buffer
-		err = c.serve(t.Context(), &env{stdout: io.Discard, stderr: &logs}, pos, func(string) string { return "" }, nil)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a serve that starts stops
+		err = c.serve(ctx, &env{stdout: io.Discard, stderr: &logs}, pos, func(string) string { return "" }, nil)
+		cancel()
 		var ue *usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%v: %v, want a usage error", args, err)
