@@ -428,8 +428,8 @@ func (d *DB) guard(fn func() error) (err error) {
 }
 
 // Health returns nil while the store takes writes, or why it does not: an error wrapping
-// store.ErrNoSpace while the disk is below the free-space watermark or a background
-// write ran out of space (it clears by itself), or one wrapping store.ErrFailed once
+// store.ErrNoSpace while the disk is below the free-space watermark or the last flush
+// ran out of space (it clears by itself), or one wrapping store.ErrFailed once
 // writing the log failed (it clears with a restart). It reads the disk's free space at
 // most every 100 ms; it is safe for concurrent use.
 func (d *DB) Health() error {

@@ -24,15 +24,15 @@ const DefaultMinFree = 512 << 20
 const spaceCheckEvery = 100 * time.Millisecond
 
 // space keeps the free-space watermark of a DB: the last reading of the disk's free
-// space and when it was taken, and whether pebble's background work (a flush, a
-// compaction) last failed for want of space. It is safe for concurrent use.
+// space and when it was taken, and whether pebble's last flush failed for want of it. It
+// is safe for concurrent use.
 type space struct {
 	fs   vfs.FS
 	dir  string
 	min  uint64 // 0: no watermark
 	read atomic.Int64
 	err  atomic.Pointer[error] // the last reading's verdict; nil when above the watermark
-	full atomic.Bool           // a background write failed with ENOSPC since the last flush
+	full atomic.Bool           // the last flush failed with ENOSPC
 }
 
 // check returns nil when writes may go on, or an error wrapping store.ErrNoSpace that
@@ -50,7 +50,7 @@ func (s *space) check() error {
 		return *p
 	}
 	if s.full.Load() {
-		return fmt.Errorf("%w: writing %s ran out of disk space; writes are refused until pebble's flush succeeds", store.ErrNoSpace, s.dir)
+		return fmt.Errorf("%w: flushing %s to a table ran out of disk space; writes are refused until a flush succeeds: free space on its disk", store.ErrNoSpace, s.dir)
 	}
 	return nil
 }
@@ -82,22 +82,15 @@ func (s *space) verdict(avail uint64) error {
 		store.ErrNoSpace, s.dir, mib(avail), mib(s.min))
 }
 
-// listener returns the pebble event listener that tracks background writes that failed
-// for want of space: they refuse new writes (pebble would retry the flush for ever
-// while the memtables fill up) until a flush succeeds.
+// listener returns the pebble event listener that tracks flushes that failed for want
+// of space: they refuse new writes until a flush succeeds. Pebble retries a failed
+// flush until one succeeds (the memtable waits for it), so the refusal ends by itself
+// once space is freed. Compactions are left out: one that fails is not retried until
+// writes come, and refusing writes would wait for ever; the watermark covers them.
 func (s *space) listener() *pebble.EventListener {
 	return &pebble.EventListener{
-		BackgroundError: func(err error) {
-			if errors.Is(err, syscall.ENOSPC) {
-				s.full.Store(true)
-			}
-		},
 		FlushEnd: func(info pebble.FlushInfo) {
-			if info.Err == nil {
-				s.full.Store(false)
-			} else if errors.Is(info.Err, syscall.ENOSPC) {
-				s.full.Store(true)
-			}
+			s.full.Store(errors.Is(info.Err, syscall.ENOSPC))
 		},
 	}
 }
@@ -109,8 +102,8 @@ func (s *space) listener() *pebble.EventListener {
 // of a flush of the two 64 MiB memtables.
 const blobFloor = 128 << 20
 
-// blobsSafe reports whether pebble may write blob files: no background write has run out
-// of space since the last flush, and the disk has blobFloor bytes free or cannot tell
+// blobsSafe reports whether pebble may write blob files: the last flush did not run out
+// of space, and the disk has blobFloor bytes free or cannot tell
 // (an in-memory file system). Pebble asks at every flush and compaction; it costs a
 // statfs.
 func (s *space) blobsSafe() bool {
