@@ -133,7 +133,7 @@ func TestPowerLoss(t *testing.T) {
 				t.Fatalf("seed %d: opening after crash %d: %v", seed, gen, err)
 			}
 			w := startWriters(d, mode, uint64(gen)<<32, 4)
-			target := 20 + r.IntN(300)
+			target := 10 + r.IntN(100)
 			waitFor(t, "acknowledged batches", func() bool { n, _ := w.counts(); return n >= target })
 			before := w.snapshot() // acknowledged, hence synced, before the clone begins
 			crashed := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: r.IntN(101), RNG: r})
