@@ -74,6 +74,9 @@ require (
 	// Prometheus' histogram_quantile cannot read; client_golang is already in the build
 	// through pebble, so it adds no module.
 	github.com/prometheus/client_golang v1.16.0
+	// x/sys: fcntl F_GETLK, which names the process holding a store's lock (pebble
+	// locks with F_SETLK); already in the build through pebble and x/term.
+	golang.org/x/sys v0.49.0
 	// x/term: whether standard error is a terminal, so that the bar shows only there.
 	golang.org/x/term v0.47.0
 )
@@ -125,6 +128,5 @@ require (
 	github.com/wasilibs/wazero-helpers v0.0.0-20240620070341-3dff1577cd52 // indirect
 	github.com/yosssi/gohtml v0.0.0-20201013000340-ee4748c638f4 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )

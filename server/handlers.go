@@ -3,9 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/neardup/neardup/internal/report"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store"
 )
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
@@ -29,6 +33,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "stopping"})
 	case s.det.Load() == nil:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
+	case s.cfg.Health != nil:
+		if err := s.cfg.Health(); err != nil {
+			status := "store_failed"
+			if errors.Is(err, store.ErrNoSpace) {
+				status = "no_space"
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": status, "reason": err.Error()})
+			return nil
+		}
+		fallthrough
 	default:
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	}
@@ -545,4 +559,44 @@ func etagMatch(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// backupRequest is the body of POST /v1/admin/backup.
+type backupRequest struct {
+	Dir string `json:"dir"`
+}
+
+// backup answers POST /v1/admin/backup: a consistent copy of the store in the directory
+// the body names, an absolute path on the server's machine that must not exist yet.
+// Writes go on meanwhile; the copy holds every document acknowledged before the request.
+func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Backup == nil {
+		return errorf(http.StatusNotImplemented, "not_implemented", "this server's store has no backup; copy its directory while it is stopped")
+	}
+	if _, err := s.detector(); err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	var req backupRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return errorf(http.StatusBadRequest, "bad_request", "the body must be {\"dir\": \"/absolute/path\"}: %v", err)
+	}
+	if !filepath.IsAbs(req.Dir) {
+		return errorf(http.StatusBadRequest, "bad_request", "dir %q: give an absolute path on the server's machine, which must not exist yet", req.Dir)
+	}
+	// A copy across file systems may take longer than the answer's write timeout.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	start := time.Now()
+	if err := s.cfg.Backup(req.Dir); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return errorf(http.StatusConflict, "exists", "%s exists: name a directory that does not, so no backup is overwritten", req.Dir)
+		}
+		return err
+	}
+	s.cfg.Logger.Info("backup written", "dir", req.Dir, "seconds", time.Since(start).Seconds())
+	writeJSON(w, http.StatusOK, map[string]any{"dir": req.Dir, "seconds": time.Since(start).Seconds()})
+	return nil
 }

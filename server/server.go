@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/store"
 )
 
 // Defaults of Config.
@@ -57,6 +58,15 @@ type Config struct {
 	// StorePath and StoreKind ("memory", "pebble") describe where the index lives, for
 	// /v1/stats.
 	StorePath, StoreKind string
+	// Health, when set, says why the store cannot take writes (nil when it can): while it
+	// returns an error, /readyz answers 503 with the error as the reason (status
+	// "no_space" for one wrapping store.ErrNoSpace, "store_failed" otherwise), and reads
+	// go on. It is called on every /readyz and must be cheap.
+	Health func() error
+	// Backup, when set, writes a consistent copy of the store to a directory that does
+	// not exist yet, on the server's machine, for POST /v1/admin/backup (write scope);
+	// without it that endpoint answers 501.
+	Backup func(dir string) error
 }
 
 func (c Config) withDefaults() Config {
@@ -158,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 	s.handle("POST /v1/compare", ScopeRead, s.compare)
 	s.handle("GET /v1/stats", ScopeRead, s.stats)
 	s.handle("GET /v1/prescreen", ScopeRead, s.prescreen)
+	s.handle("POST /v1/admin/backup", ScopeWrite, s.backup)
 	return s, nil
 }
 
@@ -434,9 +445,26 @@ func clientError(err error) *apiError {
 	return nil
 }
 
-// writeError answers err: as clientError says, or 500 for the store's failure.
+// storeError returns the *apiError that answers a store's refusal to write: 507 while
+// its disk is below the free-space watermark, 503 once writing its log failed (the
+// instance takes no writes until it restarts); nil for any other error.
+func storeError(err error) *apiError {
+	switch {
+	case errors.Is(err, store.ErrNoSpace):
+		return errorf(http.StatusInsufficientStorage, "insufficient_storage", "%v", err)
+	case errors.Is(err, store.ErrFailed):
+		return errorf(http.StatusServiceUnavailable, "store_failed", "%v", err)
+	}
+	return nil
+}
+
+// writeError answers err: as clientError or storeError say, or 500 for the store's
+// failure.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := clientError(err)
+	if ae == nil {
+		ae = storeError(err)
+	}
 	if ae == nil {
 		s.cfg.Logger.Error("store failure", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = errorf(http.StatusInternalServerError, "internal", "%v", err)
@@ -447,6 +475,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Add("WWW-Authenticate", `Basic realm="neardup"`)
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+	case http.StatusInsufficientStorage:
+		w.Header().Set("Retry-After", "60")
 	}
 	writeJSON(w, ae.status, errorBody{errorDetail{ae.code, ae.message}})
 }
@@ -476,6 +506,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.stop.Load() {
 		s.mu.Unlock()
+		ln.Close() // else the kernel keeps accepting connections that nobody answers
 		return nil
 	}
 	s.hs = hs
@@ -486,6 +517,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	return nil
 }
+
+// Loopback reports whether addr is a loopback TCP address or a Unix socket: one only
+// this machine can reach, where Serve serves without tokens.
+func Loopback(addr net.Addr) bool { return loopback(addr) }
 
 // loopback reports whether addr is a loopback TCP address or a Unix socket.
 func loopback(addr net.Addr) bool {

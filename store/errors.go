@@ -9,3 +9,14 @@ var ErrClosed = errors.New("store: closed")
 // errNoID is Memory.NextID's error once a record id or an id it returned is the largest
 // uint64; callers have nothing to do about it but start a new store, so it is no class.
 var errNoID = errors.New("store: no id left: a record id or an id NextID returned is the largest uint64")
+
+// ErrNoSpace reports a write refused because the disk of a persistent store has less
+// free space than its watermark, or ran out of it; reads still work, and writes are
+// taken again once space is freed. Test for it with errors.Is.
+var ErrNoSpace = errors.New("store: not enough free disk space")
+
+// ErrFailed reports a write refused because the store failed to write or sync its log
+// earlier and can no longer tell which writes are durable; reads still work. Restart the
+// process: the store's log replay recovers every write that was durable. Test for it
+// with errors.Is.
+var ErrFailed = errors.New("store: failed writing its log; restart to recover")

@@ -25,7 +25,8 @@
 //	neardup serve [--data DIR] [--addr HOST:PORT] [--tokens FILE] [--max-body N] [--max-batch N]
 //	              [--max-inflight N] [--timeout D] [--shutdown-timeout D] [--debug-addr HOST:PORT]
 //	              [--log-format text|json] [--log-level L] [--near R] [--distance K]
-//	              [--threshold S] [--max-age D] [--keep P] [--no-extract] [TEXT FLAGS]
+//	              [--threshold S] [--max-age D] [--keep P] [--no-extract] [--min-free N] [TEXT FLAGS]
+//	neardup backup (--server URL | --data DIR) --out DIR
 //	neardup help [COMMAND]
 //	neardup version
 //	neardup completion bash|zsh
@@ -54,7 +55,9 @@
 //
 // serve runs the HTTP service (package server) until SIGTERM or SIGINT; every flag can
 // also come from an environment variable NEARDUP_FLAG_NAME, the flag winning. It listens
-// before the index is loaded and closes the index after the last request.
+// before the index is loaded and closes the index after the last request. backup copies
+// a store consistently: a running service's through its /v1/admin/backup, or one no
+// service holds directly (pebble's checkpoint either way).
 //
 // urlnorm writes the canonical URL (package urlnorm) of each argument or input line, one
 // per line, or with --json one object per input; a URL without a canonical form is

@@ -14,12 +14,14 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
 )
 
@@ -47,6 +49,12 @@ library is glibc, it caps malloc at 2 arenas (unless MALLOC_ARENA_MAX is set): t
 store's block cache and memtables are C allocations, and glibc's default of eight arenas
 a CPU keeps hundreds of megabytes of freed blocks.
 
+The service keeps --min-free bytes free on the disk of --data: below it, adds get 507,
+/readyz answers 503 "no_space" with the reason, and reads and deletes go on; adds are
+taken again once space is freed. Never remove or edit a file in --data: the *.log
+files hold acknowledged documents not yet in a table. "neardup backup" copies the
+store while the service runs.
+
 On SIGTERM or SIGINT the service stops: /readyz answers 503 "stopping", it stops
 accepting connections, finishes the requests in flight within --shutdown-timeout, and
 then closes the index.
@@ -65,6 +73,7 @@ type serveCmd struct {
 	maxBatch        int
 	maxInflight     int
 	cacheSize       byteSize
+	minFree         byteSize
 	memoryLimit     byteSize
 	bandMemory      byteSize
 	timeout         time.Duration
@@ -92,13 +101,15 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.data, "data", "neardup-data", "keep the index in `DIR`, created if missing (default neardup-data)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen at `HOST:PORT` (default 127.0.0.1:8080: this machine only)")
-	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's pprof profiles at `HOST:PORT`, a listener of its own (default \"\": none)")
+	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's pprof profiles at `HOST:PORT`, a listener of its own, on a loopback\naddress only: they have no authentication (default \"\": none)")
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
 	c.maxBody, c.memoryLimit, c.cacheSize, c.bandMemory = server.DefaultMaxBody, defaultMemoryLimit, defaultCacheSize, neardup.DefaultBandMemory
 	fs.Var(&c.maxBody, "max-body", "refuse request bodies over `BYTES` with 413 (default 32MiB)")
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents or queries with 413 (default %d)", server.DefaultMaxBatch))
 	fs.Var(&c.memoryLimit, "memory-limit", "keep the Go heap under `BYTES` by collecting garbage sooner (debug.SetMemoryLimit; the\nGOMEMLIMIT environment variable wins; 0: no limit) (default 1216MiB); the block cache\nand memtables come on top")
 	fs.Var(&c.cacheSize, "cache-size", "give the store a block cache of `BYTES` (default 256MiB)")
+	c.minFree = pebblestore.DefaultMinFree
+	fs.Var(&c.minFree, "min-free", "keep `BYTES` free on the disk of --data: below it, adds get 507 and /readyz 503\nno_space (reads go on) until space is freed, and serve refuses to start; 0: no\nwatermark (default 512MiB)")
 	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n25 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
@@ -160,6 +171,7 @@ const serveArenas = 2
 type serveConfig struct {
 	data      string
 	cacheSize int64
+	minFree   int64 // pebblestore.Options.MinFree: -1 for none
 	opt       neardup.Options
 }
 
@@ -177,9 +189,10 @@ const defaultCacheSize = 256 << 20
 const defaultMemoryLimit = 1216 << 20
 
 // openDetector opens the pebble store at cfg.data (creating it when the directory is
-// empty or absent) and the detector over it, and returns what closes the store.
-func openDetector(cfg serveConfig) (*neardup.Detector, io.Closer, error) {
-	s, err := pebblestore.Open(cfg.data, pebblestore.Options{CacheSize: cfg.cacheSize})
+// empty or absent) and the detector over it, and returns the store, which the caller
+// closes.
+func openDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, *pebblestore.DB, error) {
+	s, err := pebblestore.Open(cfg.data, pebblestore.Options{CacheSize: cfg.cacheSize, MinFree: cfg.minFree, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,16 +225,30 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	if err != nil {
 		return err
 	}
+	var db atomic.Pointer[pebblestore.DB] // once open
 	srv, err := server.New(server.Config{
 		Tokens: tokens, MaxBody: int64(c.maxBody), MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
 		Timeout: c.timeout, Logger: log, StorePath: cfg.data, StoreKind: storeKind,
+		Health: func() error {
+			if s := db.Load(); s != nil {
+				return s.Health()
+			}
+			return nil
+		},
+		Backup: func(dir string) error { return db.Load().Checkpoint(dir) }, // the server asks once ready
 	})
 	if err != nil {
 		return usagef("%v", err)
 	}
+	// Every check that can refuse to start comes before the store is opened and the
+	// index loaded, which takes minutes at ten million documents.
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", c.addr, err)
+	}
+	if len(tokens) == 0 && !server.Loopback(ln.Addr()) {
+		ln.Close()
+		return usagef("--addr %s is reachable from other machines and no tokens are configured: give tokens (--tokens FILE or NEARDUP_TOKENS=\"write:TOKEN\") or listen on 127.0.0.1", c.addr)
 	}
 	if c.debugAddr != "" {
 		stopDebug, err := serveDebug(c.debugAddr, log)
@@ -251,7 +278,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
 	start := time.Now()
-	d, closer, err := openDetector(cfg)
+	d, closer, err := openDetector(cfg, log)
 	if err != nil {
 		srv.Shutdown(context.Background())
 		<-served
@@ -263,8 +290,10 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	if !copyOn && c.bandMemory > 0 {
 		log.Warn("the band postings do not fit --band-memory: checks and queries look their bands up in the store, which is slower", "band_memory", c.bandMemory.String())
 	}
+	db.Store(closer)
 	srv.SetDetector(d)
 	go logBandMoves(ctx, log, d, 5*time.Second)
+	go logHealth(ctx, log, closer, 5*time.Second)
 
 	select {
 	case err = <-served:
@@ -320,6 +349,42 @@ func logBandMoves(ctx context.Context, log *slog.Logger, d *neardup.Detector, in
 	}
 }
 
+// logHealth logs, checking every interval until ctx ends, when the store stops taking
+// writes (its disk is below --min-free, or its log failed) and when it takes them again.
+func logHealth(ctx context.Context, log *slog.Logger, db *pebblestore.DB, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	// The state, not the message, which says how much is free and changes every time.
+	state := func(err error) string {
+		switch {
+		case err == nil:
+			return "ok"
+		case errors.Is(err, store.ErrNoSpace):
+			return "no_space"
+		}
+		return "failed"
+	}
+	last := "ok"
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := db.Health()
+		switch now := state(err); {
+		case now == last:
+		case now == "ok":
+			log.Info("the store takes writes again")
+		case now == "no_space":
+			log.Error("the disk is below --min-free: adds get 507 until space is freed; reads go on", "err", err)
+		default:
+			log.Error("the store's log failed: adds get 503 until serve is restarted; reads go on", "err", err)
+		}
+		last = state(err)
+	}
+}
+
 // logger returns the slog logger of --log-format and --log-level, writing to w.
 func (c *serveCmd) logger(w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
@@ -358,6 +423,8 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, usagef("--memory-limit %d: use 0 (none) or more bytes", c.memoryLimit)
 	case c.cacheSize < 0:
 		return cfg, usagef("--cache-size %d: use 0 or more bytes", c.cacheSize)
+	case c.minFree < 0:
+		return cfg, usagef("--min-free %d: use 0 (no watermark) or more bytes", c.minFree)
 	case c.bandMemory < 0:
 		return cfg, usagef("--band-memory %d: use 0 (no copy) or more bytes", c.bandMemory)
 	case c.maxBody < 1 || c.maxBatch < 1 || c.maxInflight < 0:
@@ -370,7 +437,10 @@ func (c *serveCmd) config() (serveConfig, error) {
 	if err := c.text.check(); err != nil {
 		return cfg, err
 	}
-	cfg.data, cfg.cacheSize = c.data, int64(c.cacheSize)
+	cfg.data, cfg.cacheSize, cfg.minFree = c.data, int64(c.cacheSize), int64(c.minFree)
+	if c.minFree == 0 {
+		cfg.minFree = -1 // the flag's 0 is no watermark; the option's is the default
+	}
 	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
 		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory),
 		Shingle: c.text.options(shingle.Uniform)}

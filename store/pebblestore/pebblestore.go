@@ -6,11 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -25,11 +28,25 @@ import (
 const DefaultCacheSize = 64 << 20
 
 // Options configures Open. The zero value means a block cache of DefaultCacheSize
-// bytes.
+// bytes, a free-space watermark of DefaultMinFree bytes, logs to slog.Default() and the
+// operating system's file system.
 type Options struct {
 	// CacheSize is the size in bytes of the cache of sstable blocks; 0 means
 	// DefaultCacheSize.
 	CacheSize int64
+	// MinFree is the free-space watermark in bytes: while the disk of the directory has
+	// less free space, Open refuses the directory and Apply and Write refuse batches
+	// that add anything (puts and postings) with an error wrapping store.ErrNoSpace,
+	// and take them again once there is more. Batches of deletions only, and reads, go
+	// on. 0 means DefaultMinFree; a negative value turns the watermark off.
+	MinFree int64
+	// Logger receives what Open replayed from the write-ahead log, the gaps it found in
+	// it, and pebble's errors; nil means slog.Default().
+	Logger *slog.Logger
+	// FS is the file system the store lives on; nil means the operating system's.
+	// Tests give pebble's in-memory one (vfs.NewCrashableMem) or a fault-injecting one
+	// (vfs/errorfs).
+	FS vfs.FS
 }
 
 // DB is the persistent store.Store: an LSM tree (github.com/cockroachdb/pebble) in one
@@ -44,6 +61,8 @@ type DB struct {
 	db     *pebble.DB
 	gate   *gate.Gate
 	lastID atomic.Uint64 // the largest record id put or found at Open, or id NextID returned
+	space  *space
+	failed atomic.Pointer[error] // set once writing or syncing the log failed
 }
 
 var _ store.Store = (*DB)(nil)
@@ -51,15 +70,50 @@ var _ store.Store = (*DB)(nil)
 // Open opens the store in dir, creating the directory and an empty store if there is
 // none, and reads the largest record id for NextID (one seek). It refuses, with an error
 // wrapping ErrFormat, a directory that holds a pebble database this package did not
-// write, or one of another format version (such as format 1, before Postings). Only one
-// process may have a directory open; pebble locks it.
+// write, or one of another format version (such as format 1, before Postings); with one
+// wrapping store.ErrNoSpace, a directory on a disk with less free space than the
+// watermark (Options.MinFree); with one wrapping ErrLocked, a directory another process
+// has open (pebble locks it). It logs what it replayed from the write-ahead log, and an
+// error for every gap it sees in the log's sequence (a log file removed or truncated).
 func Open(dir string, opt Options) (*DB, error) {
+	fs := opt.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	sp := &space{fs: fs, dir: dir}
+	switch {
+	case opt.MinFree == 0:
+		sp.min = DefaultMinFree
+	case opt.MinFree > 0:
+		sp.min = uint64(opt.MinFree)
+	}
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pebblestore: opening %s: %w", dir, err)
+	}
+	// Below the watermark pebble may not be able to write its new log and manifest, and
+	// pebble v2.1.7 then panics (a nil pointer in fileBufferedWritable.Abort).
+	if u, err := fs.GetDiskUsage(dir); err == nil && sp.min > 0 {
+		if err := sp.verdict(u.AvailBytes); err != nil {
+			return nil, fmt.Errorf("pebblestore: refusing to open %s: %w", dir, err)
+		}
+	}
+	wals, walErr := scanWALs(fs, dir)
+	if walErr != nil {
+		log.Warn("pebblestore: listing the write-ahead logs failed; not checking their sequence", "data", dir, "err", walErr)
+	}
 	cache := pebble.NewCache(cmp.Or(opt.CacheSize, DefaultCacheSize))
 	defer cache.Unref()
+	lg := &logger{log: log}
 	o := &pebble.Options{
-		Cache:    cache,
-		Comparer: comparer,
-		Logger:   quietLogger{pebble.DefaultLogger},
+		FS:            fs,
+		Cache:         cache,
+		Comparer:      comparer,
+		Logger:        lg,
+		EventListener: sp.listener(),
 		// A pinned format, so a newer pebble does not ratchet a store past what the
 		// build that wrote it can read. It has WAL sync chunks, which tell a torn WAL
 		// tail from corruption on replay, and value separation (below). Opening a store
@@ -79,8 +133,12 @@ func Open(dir string, opt Options) (*DB, error) {
 	// Records (about 700 bytes: hashes and a MinHash signature) go to blob files, so
 	// that compactions rewrite references to them, not the records (the package
 	// documentation says why and what it saved). A blob file a fifth garbage is
-	// rewritten once it is five minutes old.
+	// rewritten once it is five minutes old. Pebble asks for the policy at every flush
+	// and compaction: on a disk nearly full it gets none (see space.blobsSafe).
 	o.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		if !sp.blobsSafe() {
+			return pebble.ValueSeparationPolicy{TargetGarbageRatio: 1} // no blob files written or rewritten
+		}
 		return pebble.ValueSeparationPolicy{
 			Enabled:               true,
 			MinimumSize:           256,
@@ -92,12 +150,22 @@ func Open(dir string, opt Options) (*DB, error) {
 	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // the deeper levels inherit it
 	o.TargetFileSizes[0] = 16 << 20                   // the deeper levels double it
 	o.EnsureDefaults()                                // as Open would; CheckCompatibility needs them
-	if err := checkComparer(dir, o); err != nil {
+	if err := checkComparer(fs, dir, o); err != nil {
 		return nil, err
 	}
-	db, err := pebble.Open(dir, o)
+	db, err := openPebble(dir, o, sp, lg)
 	if err != nil {
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) || strings.Contains(err.Error(), "lock held by current process") {
+			by := "another process"
+			if pid := lockHolder(filepath.Join(dir, "LOCK")); pid > 0 {
+				by = fmt.Sprintf("process %d", pid)
+			}
+			return nil, fmt.Errorf("%w: %s is open in %s (a running neardup serve?): stop it, or use another --data; to copy a store a service holds, run neardup backup against the service: %v", ErrLocked, dir, by, err)
+		}
 		return nil, fmt.Errorf("pebblestore: opening %s: %w", dir, err)
+	}
+	if walErr == nil {
+		checkReplay(log, dir, wals, lg.replays())
 	}
 	if err := checkFormat(db, dir); err != nil {
 		db.Close()
@@ -108,16 +176,60 @@ func Open(dir string, opt Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("pebblestore: reading %s: %w", dir, err)
 	}
-	d := &DB{db: db, gate: gate.New()}
+	d := &DB{db: db, gate: gate.New(), space: sp}
 	d.lastID.Store(last)
 	return d, nil
 }
 
-// quietLogger is pebble's default logger (the log package) without its Infof, which
-// reports routine events such as every WAL found on open.
-type quietLogger struct{ pebble.Logger }
-
-func (quietLogger) Infof(string, ...any) {}
+// openPebble is pebble.Open, with its panics (logger.Fatalf's among them) turned into
+// errors: opening is all the caller does with the store, and an error it can report
+// says more than a stack trace. Pebble flushes the log it replayed before Open returns,
+// and retries a failed flush for ever; when a flush runs out of space (sp.full), this
+// returns an error wrapping store.ErrNoSpace instead of waiting; the open left behind
+// closes the store if it ever completes (once space is freed), and its goroutines end
+// rather than panic if pebble fails fatally (see logger.Fatalf).
+func openPebble(dir string, o *pebble.Options, sp *space, lg *logger) (*pebble.DB, error) {
+	type result struct {
+		db  *pebble.DB
+		err error
+	}
+	done := make(chan result, 1)
+	abandoned := &lg.abandoned
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("pebble failed: %v", p)
+			}
+			if r.db != nil && abandoned.Load() {
+				closePebble(r.db)
+				r.db = nil
+			}
+			done <- r
+		}()
+		r.db, r.err = pebble.Open(dir, o)
+	}()
+	tick := time.NewTicker(spaceCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.db, r.err
+		case <-tick.C:
+			if sp.full.Load() {
+				abandoned.Store(true)
+				select {
+				case r := <-done: // it completed meanwhile: use it after all
+					if r.db != nil || r.err != nil {
+						return r.db, r.err
+					}
+				default:
+				}
+				return nil, fmt.Errorf("%w: flushing the write-ahead log replayed from %s ran out of disk space: free space on it and start again", store.ErrNoSpace, dir)
+			}
+		}
+	}
+}
 
 // lastRecordID returns the largest record id in db, or 0 if there is no record: the
 // last key before the end of the record range.
@@ -135,12 +247,17 @@ func lastRecordID(db *pebble.DB) (uint64, error) {
 
 // checkComparer refuses, with ErrFormat, an existing pebble database in dir made with
 // another comparer: one this package did not write.
-func checkComparer(dir string, o *pebble.Options) error {
-	desc, err := pebble.Peek(dir, vfs.Default)
+func checkComparer(fs vfs.FS, dir string, o *pebble.Options) error {
+	desc, err := pebble.Peek(dir, fs)
 	if err != nil || !desc.Exists || desc.OptionsFilename == "" {
 		return nil // pebble.Open reports what is wrong, or creates the store
 	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(desc.OptionsFilename)))
+	f, err := fs.Open(fs.PathJoin(dir, fs.PathBase(desc.OptionsFilename)))
+	if err != nil {
+		return fmt.Errorf("pebblestore: opening %s: %w", dir, err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return fmt.Errorf("pebblestore: opening %s: %w", dir, err)
 	}
@@ -201,7 +318,7 @@ func (d *DB) Sync() error {
 		return store.ErrClosed
 	}
 	defer d.gate.Leave()
-	if err := d.db.LogData(nil, pebble.Sync); err != nil {
+	if err := d.guard(func() error { return d.db.LogData(nil, pebble.Sync) }); err != nil {
 		return fmt.Errorf("pebblestore: syncing the log: %w", err)
 	}
 	return nil
@@ -242,13 +359,14 @@ func (d *DB) commit(b *store.Batch, sync *pebble.WriteOptions) error {
 	pb := d.db.NewBatch()
 	defer pb.Close()
 	var key []byte
+	adds := false
 	for o := range b.All() {
 		var err error
 		switch o.Kind {
 		case store.OpPutRecord:
 			key = recordKey(key[:0], o.ID)
 			err = pb.Set(key, o.Data, nil)
-			d.noteID(o.ID) // before the commit: NextID must exceed it once Write returns
+			adds = true
 		case store.OpDeleteRecord:
 			key = recordKey(key[:0], o.ID)
 			err = pb.Delete(key, nil)
@@ -259,6 +377,7 @@ func (d *DB) commit(b *store.Batch, sync *pebble.WriteOptions) error {
 			key = postingKey(key[:0], o.Namespace, o.Data, o.ID)
 			if o.Kind == store.OpAdd {
 				err = pb.Set(key, nil, nil)
+				adds = true
 			} else {
 				err = pb.Delete(key, nil)
 			}
@@ -267,8 +386,72 @@ func (d *DB) commit(b *store.Batch, sync *pebble.WriteOptions) error {
 			return fmt.Errorf("pebblestore: building a batch: %w", err)
 		}
 	}
-	if err := pb.Commit(sync); err != nil {
+	if adds {
+		if err := d.space.check(); err != nil {
+			return err
+		}
+		// Before the commit: NextID must exceed the batch's ids once Write returns.
+		for o := range b.All() {
+			if o.Kind == store.OpPutRecord {
+				d.noteID(o.ID)
+			}
+		}
+	}
+	if err := d.guard(func() error { return pb.Commit(sync) }); err != nil {
 		return fmt.Errorf("pebblestore: applying a batch: %w", err)
+	}
+	return nil
+}
+
+// guard runs fn, a call that writes pebble's log, unless an earlier one failed, and
+// turns its panic into an error wrapping store.ErrFailed that every later write
+// returns. Pebble ends the process (Logger.Fatalf, which logger turns into a panic) when
+// writing or syncing its log fails, as its commit pipeline cannot tell what is durable
+// after that; here the process lives on, reads go on, writes are refused until a restart
+// replays the log, and no write is acknowledged that the log did not make durable.
+func (d *DB) guard(fn func() error) (err error) {
+	if p := d.failed.Load(); p != nil {
+		return *p
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprint(p)
+			if f, ok := p.(fatalError); ok {
+				msg = f.msg
+			}
+			e := fmt.Errorf("%w: %s", store.ErrFailed, msg)
+			d.failed.CompareAndSwap(nil, &e)
+			err = *d.failed.Load()
+		}
+	}()
+	return fn()
+}
+
+// Health returns nil while the store takes writes, or why it does not: an error wrapping
+// store.ErrNoSpace while the disk is below the free-space watermark or the last flush
+// ran out of space (it clears by itself), or one wrapping store.ErrFailed once
+// writing the log failed (it clears with a restart). It reads the disk's free space at
+// most every 100 ms; it is safe for concurrent use.
+func (d *DB) Health() error {
+	if p := d.failed.Load(); p != nil {
+		return *p
+	}
+	return d.space.check()
+}
+
+// Checkpoint writes a consistent copy of the store to dir, which must not exist: it
+// syncs the write-ahead log first, so the copy holds every batch Apply or Sync
+// acknowledged before the call, then hard-links the sstables and blob files (copying
+// them across file systems) and copies the manifest and log, syncing them (pebble's
+// DB.Checkpoint). Writes go on meanwhile; the copy is a store Open opens like any other.
+// Its cost is the copy of the log and manifest, and links.
+func (d *DB) Checkpoint(dir string) error {
+	if !d.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer d.gate.Leave()
+	if err := d.guard(func() error { return d.db.Checkpoint(dir, pebble.WithFlushedWAL()) }); err != nil {
+		return fmt.Errorf("pebblestore: checkpoint to %s: %w", dir, err)
 	}
 	return nil
 }
@@ -381,8 +564,30 @@ func (d *DB) Close() error {
 	if !d.gate.Close() {
 		return store.ErrClosed
 	}
-	if err := d.db.Close(); err != nil {
+	if err := closePebble(d.db); err != nil {
 		return fmt.Errorf("pebblestore: closing: %w", err)
 	}
 	return nil
+}
+
+// closePebble is pebble's DB.Close, with a panic turned into an error: after its log
+// failed, pebble may not close cleanly, and the process is ending or moving on.
+func closePebble(db *pebble.DB) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("pebble failed: %v", p)
+		}
+	}()
+	return db.Close()
+}
+
+// Exists reports whether dir holds a pebble database (one Open would open rather than
+// create), reading its directory and manifest marker only; it does not lock dir, so it
+// works on a store another process has open.
+func Exists(dir string) (bool, error) {
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if err != nil {
+		return false, fmt.Errorf("pebblestore: looking into %s: %w", dir, err)
+	}
+	return desc.Exists, nil
 }
