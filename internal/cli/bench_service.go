@@ -47,7 +47,7 @@ latency is measured from when it was due, so a service that falls behind shows t
 queueing in its latencies instead of being sent fewer requests (coordinated omission).
 
 The documents are bench dedup's synthetic English (its word model is learnt from
-../shared/eval; $NEARDUP_EVAL points elsewhere): about --size bytes of text, a share
+the Clang manual's text embedded in this program): about --size bytes of text, a share
 --dup-rate of them near copies of earlier documents (3 words changed), and a share
 --url-dup-rate of those at their original's URL too. Document i has id "doc-i" and URL
 "https://bench.example/s<i mod 1000>/i" and is made from (--seed, i) alone, so --start
@@ -289,10 +289,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 		return err
 	}
 	if c.emit != "" {
-		corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-		if err != nil {
-			return err
-		}
+		corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
 		return c.runEmit(e, &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -301,10 +298,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := target.waitReady(ctx); err != nil {
 		return err
 	}
-	corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-	if err != nil {
-		return err
-	}
+	corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
 	docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
 	if c.preload > 0 {
 		return c.runPreload(ctx, e, target, docs)
