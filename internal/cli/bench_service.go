@@ -78,7 +78,8 @@ not the verdicts.
 request from 8 clients (--batch and --clients change that), showing the documents per
 second. When a batch fails it stops and names the --start to resume from.
 
-The README figures (2 cores, loopback, 1M documents of 2 KB in the store):
+The workload of the figures in docs/performance.md (2 cores, loopback, 1M documents of
+2 KB in the store):
 
   neardup serve --data DIR &
   neardup bench service --preload 1000000
