@@ -7,9 +7,7 @@ import (
 
 func TestAEB(t *testing.T) {
 	root, err := Root()
-	if err != nil {
-		t.Skip(err)
-	}
+	Need(t, err)
 	pages, err := AEB(root)
 	if err != nil {
 		t.Fatal(err)
