@@ -12,22 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// TestMain lets the test binary stand in for the neardup binary: run under the name
-// neardup (TestExamples puts a link of that name on PATH), it is the command itself.
-// That is how go-internal's testscript runs a program under test, without building it
-// again.
-func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "neardup" {
-		main()
-	}
-	os.Exit(m.Run())
-}
 
 var update = flag.Bool("update", false, "rewrite the shown output of every example whose output differs with what it printed")
 
@@ -50,8 +40,10 @@ type exampleCmd struct {
 	first int      // the index in the file of want's first line
 }
 
-// TestExamples runs every console example of the documentation with this binary as
-// neardup, in a copy of the repository (so that relative paths mean what they mean from
+// TestExamples runs every console example of the documentation with neardup built from
+// this checkout (without -race even under it: the race detector would make each run's
+// start-up several times slower, and it is the commands' output that is tested here), in
+// a copy of the repository (so that relative paths mean what they mean from
 // the root of a checkout), and compares what each command prints with what the example
 // shows. In the shown output, a line "..." stands for any number of lines, and "..."
 // within a line for any text (timings, temporary paths). The commands of one block share
@@ -89,13 +81,14 @@ func TestExamples(t *testing.T) {
 		t.Fatal("no console examples found in", exampleDocs)
 	}
 
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := t.TempDir()
-	if err := os.Symlink(self, filepath.Join(bin, "neardup")); err != nil {
-		t.Fatal(err)
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(gobin, "build", "-o", filepath.Join(bin, "neardup"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	work := filepath.Join(t.TempDir(), "neardup")
 	if err := copyTree(root, work); err != nil {
@@ -119,7 +112,7 @@ func TestExamples(t *testing.T) {
 			for i, c := range ex.cmds {
 				got := outs[i]
 				if !matchLines(c.want, got) && !*update {
-					t.Errorf("$ %s\nprinted:\n%s\nthe example shows:\n%s", c.text, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+					t.Errorf("$ %s\n%s\n(go test ./cmd/neardup -run Examples -update rewrites the example with what it printed)", c.text, firstDifference(c.want, got))
 				}
 			}
 			after, err := listTree(work)
@@ -250,6 +243,25 @@ func matchLines(want, got []string) bool {
 		return false
 	}
 	return len(got) > 0 && lineRegexp(want[0]).MatchString(got[0]) && matchLines(want[1:], got[1:])
+}
+
+// firstDifference describes where got first departs from want, line by line up to the
+// first "..." line of want, for a failure message that stays short for long outputs.
+func firstDifference(want, got []string) string {
+	for i := 0; ; i++ {
+		switch {
+		case i < len(want) && want[i] == "...":
+			return fmt.Sprintf("printed %d lines, which do not match the %d the example shows past its line %d:\n%s", len(got), len(want), i+1, strings.Join(got[min(i, len(got)):], "\n"))
+		case i == len(want) && i == len(got):
+			return "the outputs match" // not reached: matchLines said they differ
+		case i == len(want):
+			return fmt.Sprintf("printed %d more lines than the example shows, from line %d: %q", len(got)-i, i+1, got[i])
+		case i == len(got):
+			return fmt.Sprintf("printed %d lines, fewer than the %d the example shows; line %d should be %q", len(got), len(want), i+1, want[i])
+		case !lineRegexp(want[i]).MatchString(got[i]):
+			return fmt.Sprintf("line %d printed:\n\t%s\nthe example shows:\n\t%s", i+1, got[i], want[i])
+		}
+	}
 }
 
 func lineRegexp(want string) *regexp.Regexp {
