@@ -26,8 +26,7 @@ type bandFilter struct {
 
 // bandFilterRate is the false-positive rate of each layer: a check of 25 new bands asks
 // the store about one of them in two. At 1% it asked about one in four, for 60 MB more
-// of live heap at ten million documents, which the service's 2 GiB there could not spare
-// (README, Performance → Service).
+// of live heap at ten million documents, which the service's 2 GiB there could not spare.
 const bandFilterRate = 0.02
 
 func newBandFilter(n uint) *bandFilter {

@@ -78,8 +78,8 @@
 // and copies the kept records out.
 //
 // The neardup command (cmd/neardup) exposes all of it: dedup, eval, check, findall,
-// simhash, minhash, compare, extract, urlnorm and bench. README.md has the measured
-// accuracy and speed and how to reproduce them.
+// simhash, minhash, compare, extract, urlnorm and bench. docs/accuracy.md and
+// docs/performance.md have the measured accuracy and speed and how to reproduce them.
 //
 // # Caveats
 //
@@ -101,7 +101,7 @@
 //
 // The band postings are 25 of an add's 31 keys, so while the copy holds them the
 // detector writes them nowhere else: it rebuilds the copy from the records' signatures
-// when it opens the store, and an add costs about a third less (README, Service). When
+// when it opens the store, and an add costs about a third less CPU. When
 // the copy outgrows Options.BandMemory, the detector writes every band posting to the
 // store in the background (the copy answering meanwhile, and writes keeping theirs in
 // the store too), marks the store as holding them, and drops the copy; from then on the

@@ -56,8 +56,8 @@ type Options struct {
 	Concurrency int
 	// Gzip compresses request bodies of 1 KiB or more (Content-Encoding: gzip, at gzip's
 	// fastest level): HTML pages shrink about four times (the AEB pages 4.3 times), for
-	// some CPU on both sides. It needs a service that decodes them (neardup 2026-11-26 or
-	// later: an older one answers 400).
+	// some CPU on both sides. It needs a service that decodes them: one that does not
+	// answers 400.
 	Gzip bool
 }
 

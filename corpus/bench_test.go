@@ -19,9 +19,7 @@ import (
 // decompressed JSONL. The input is built outside the timer.
 func BenchmarkJSONL(b *testing.B) {
 	root, err := evaldata.Root()
-	if err != nil {
-		b.Skip(err)
-	}
+	evaldata.Need(b, err)
 	docs, _, err := evaldata.Debian(root)
 	if err != nil {
 		b.Fatal(err)

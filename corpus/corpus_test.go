@@ -74,9 +74,7 @@ func TestJSONLLines(t *testing.T) {
 func debianJSONL(t testing.TB, n int) ([]byte, []evaldata.Page) {
 	t.Helper()
 	root, err := evaldata.Root()
-	if err != nil {
-		t.Skip(err)
-	}
+	evaldata.Need(t, err)
 	pages, _, err := evaldata.DebianPages(root)
 	if err != nil {
 		t.Fatal(err)

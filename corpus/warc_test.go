@@ -17,9 +17,7 @@ import (
 // and copies a kept subset, whose records must be the input's bytes.
 func TestWARCAEB(t *testing.T) {
 	root, err := evaldata.Root()
-	if err != nil {
-		t.Skip(err)
-	}
+	evaldata.Need(t, err)
 	arts, err := evaldata.AEB(root)
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,8 @@ import (
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
-// The figures TestEvalAEB prints are README's table "Main-content extraction (AEB, 181
-// pages)":
+// The figures TestEvalAEB prints are docs/accuracy.md's table "Main-content extraction
+// (AEB, 181 pages)":
 //
 //	go test ./extract -run EvalAEB -v
 //	go test ./extract -run '^$' -bench Extract    # time per page, mean and median
@@ -33,9 +33,7 @@ var aeb struct {
 func loadAEB(tb testing.TB) []evaldata.Article {
 	tb.Helper()
 	root, err := evaldata.Root()
-	if err != nil {
-		tb.Skip(err)
-	}
+	evaldata.Need(tb, err)
 	aeb.once.Do(func() { aeb.pages, aeb.err = evaldata.AEB(root) })
 	if aeb.err != nil {
 		tb.Fatal(aeb.err)
@@ -192,8 +190,8 @@ var extractors = []extractor{
 // TestEvalAEB holds the issue's goal on the Article Extraction Benchmark: Extract's
 // word 4-gram F1 against the labels' articleBody, computed as the benchmark's own
 // evaluate.py does, is at least 0.95 (published: go-trafilatura 0.960, Readability.js
-// 0.947, whole-page text 0.665). It prints the README table row of each extractor
-// compared, with the median time per page of this (sequential, unwarmed) run; the
+// 0.947, whole-page text 0.665). It prints the docs/accuracy.md table row of each
+// extractor compared, with the median time per page of this (sequential, unwarmed) run; the
 // benchmark BenchmarkExtract is the better clock. Under -short or -race only Extract
 // runs: the others hold no goal, and the race detector makes them slow.
 func TestEvalAEB(t *testing.T) {

@@ -129,9 +129,7 @@ func counts(got, want map[pair]bool) (both, g, w int) {
 // the means.
 func TestEvalRecallPrecision(t *testing.T) {
 	corpora, err := evaldata.LoadDebianSets()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evaldata.Need(t, err)
 	seeds := 20
 	if testing.Short() {
 		seeds = 1

@@ -65,7 +65,8 @@ func BenchmarkSignature(b *testing.B) {
 
 // debianText returns the visible text of the debian-doc-versions pages (2,517 documents,
 // about 17.6 MB), each with its runs of whitespace made single spaces: the text that
-// README's comparison with datasketch gives both libraries, one document per line.
+// comparison with datasketch in docs/performance.md gives both libraries, one document per
+// line.
 var debianText = sync.OnceValues(func() ([]string, error) {
 	root, err := evaldata.Root()
 	if err != nil {
@@ -88,9 +89,7 @@ var debianText = sync.OnceValues(func() ([]string, error) {
 // TestSignatureOfBag), and a K=128 signature. MB/s counts the text's bytes.
 func BenchmarkSignatureFromText(b *testing.B) {
 	texts, err := debianText()
-	if err != nil {
-		b.Skip(err)
-	}
+	evaldata.Need(b, err)
 	n := 0
 	for _, t := range texts {
 		n += len(t)
@@ -162,9 +161,7 @@ func BenchmarkEditSimilarity(b *testing.B) {
 // word 5-shingles equals the signature of their sorted set, at K = 128 and another seed.
 func TestSignatureOfBag(t *testing.T) {
 	texts, err := debianText()
-	if err != nil {
-		t.Skip(err)
-	}
+	evaldata.Need(t, err)
 	set, _ := shingle.New(shingle.Options{})
 	bag, _ := shingle.New(shingle.Options{Bag: true})
 	for _, h := range []minhash.Hasher{{}, {K: 64, Seed: 7}} {

@@ -16,9 +16,7 @@ import (
 // that the estimator below is measured against the real reference.
 func TestEvalReference(t *testing.T) {
 	sets, err := evaldata.LoadDebianSets()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evaldata.Need(t, err)
 	for _, c := range sets {
 		for _, p := range c.Pairs {
 			a, b := c.Docs[p.A], c.Docs[p.B]
@@ -59,9 +57,7 @@ func (s *errStats) String() string {
 // K independent permutations. Outside -short it also measures that k-permutation baseline.
 func TestEvalEstimator(t *testing.T) {
 	corpora, err := evaldata.LoadDebianSets()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evaldata.Need(t, err)
 	const k = minhash.DefaultK
 	seeds := 100
 	baseSeeds := 10

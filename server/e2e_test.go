@@ -61,9 +61,7 @@ type crawlPage struct {
 func e2eCorpus(t *testing.T) []crawlPage {
 	t.Helper()
 	root, err := evaldata.Root()
-	if err != nil {
-		t.Skipf("no evaluation data: %v", err)
-	}
+	evaldata.Need(t, err)
 	full := os.Getenv("NEARDUP_E2E_FULL") != ""
 	aeb, err := evaldata.AEB(root)
 	if err != nil {

@@ -24,7 +24,7 @@ const (
 	// without words gets 0.
 	//
 	// Measured by internal/accuracy on labelled sets (it prints the full tables, and
-	// README.md's accuracy section reproduces them), as means over feature-hash seeds:
+	// docs/accuracy.md reproduces them), as means over feature-hash seeds:
 	// against the pairs whose word 5-shingle Jaccard is at least 0.8, it reached a best F1
 	// of 0.995 (at k = 7 bits) on debian-doc-versions and 0.850 (at k = 7) on
 	// spamassassin-2003-subset; ranking Clough-Stevenson answers by distance to their

@@ -31,9 +31,7 @@ var evalFiles = []struct {
 // evalDir returns the folder of the urlcanon data, or skips the test without it.
 func evalDir(t testing.TB) string {
 	root, err := evaldata.Root()
-	if err != nil {
-		t.Skip(err)
-	}
+	evaldata.Need(t, err)
 	return filepath.Join(root, "url-canonicalization-urlcanon")
 }
 

@@ -1,7 +1,7 @@
 // Package accuracy measures neardup's near-duplicate decisions against the labelled sets
 // of package evaldata: precision and recall of MinHash+LSH and of SimHash against reference
 // pairs, the Hamming distance of SimHash against reference Jaccard, and the ranking (AUC) of
-// graded copies. Its tests hold the goals and print the tables that README reports.
+// graded copies. Its tests hold the goals and print the tables that docs/accuracy.md reports.
 package accuracy
 
 import (

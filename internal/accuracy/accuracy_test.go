@@ -14,7 +14,7 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// The figures these tests print are README's accuracy tables:
+// The figures these tests print are docs/accuracy.md's tables:
 //
 //	go test ./internal/accuracy -run . -v
 
@@ -50,7 +50,7 @@ func load(t *testing.T) (debian, spam *Corpus, answers []evaldata.Answer) {
 		sets.err = err
 	})
 	if sets.err != nil {
-		t.Fatal(sets.err)
+		evaldata.Need(t, sets.err)
 	}
 	return sets.debian, sets.spam, sets.answers
 }

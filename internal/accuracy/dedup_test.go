@@ -46,16 +46,14 @@ func dedupEval(t *testing.T, labels string, args ...string) []evalRow {
 	return rows
 }
 
-// TestDedupEval prints README's tables of neardup dedup against the labelled pairs of
+// TestDedupEval prints docs/accuracy.md's tables of neardup dedup against the labelled pairs of
 // debian-doc-versions (each manual's pages, the whole page's visible text as the labels
 // take it: --no-extract) and spamassassin-2003-subset (the message bodies, as the labels
 // take them, written to JSONL), by method, with the sweep of neardup eval, and holds
 // floors under the defaults' F1.
 func TestDedupEval(t *testing.T) {
 	root, err := evaldata.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evaldata.Need(t, err)
 	// The spam bodies as JSONL.
 	docs, _, err := evaldata.Spam(root)
 	if err != nil {

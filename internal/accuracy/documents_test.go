@@ -45,7 +45,7 @@ func loadPages(t *testing.T) {
 	t.Helper()
 	pageSets.once.Do(func() { pageSets.err = extractPages() })
 	if pageSets.err != nil {
-		t.Fatal(pageSets.err)
+		evaldata.Need(t, pageSets.err)
 	}
 }
 

@@ -24,10 +24,9 @@ var benchDedupCommand = &command{
 	args:    "",
 	summary: "time the batch dedup engine on synthetic text with planted near copies",
 	about: `Generates --docs documents of about --size bytes of synthetic English: a word-bigram
-model of the 181 hand-made article bodies of ../shared/eval/aeb-scrapinghub (news and
-blog text; $NEARDUP_EVAL points elsewhere), so the documents have real words, word
-lengths and local word order but share few 5-word runs by chance. A
-share --plant of them are near copies: a copy of an earlier document with --edits words
+model of the main text of the Clang 16 manual (the sample corpus's pages, embedded in
+this program), so the documents have real words, word lengths and local word order but
+share few 5-word runs by chance. A share --plant of them are near copies: a copy of an earlier document with --edits words
 replaced. Document i is made from (--seed, i) alone, so nothing is kept in memory but the
 engine's own state, and a seed always gives the same corpus.
 
@@ -101,17 +100,9 @@ type synthCorpus struct {
 
 // newSynthCorpus returns the corpus of the seed: documents of about size bytes, a share
 // plant of them near copies of earlier ones with edits words replaced. It learns its words
-// from the article bodies of ../shared/eval (evaldata.Root).
-func newSynthCorpus(seed uint64, size, edits int, plant float64) (*synthCorpus, error) {
-	root, err := evaldata.Root()
-	if err != nil {
-		return nil, fmt.Errorf("the synthetic corpus learns its words from ../shared/eval: %w", err)
-	}
-	texts, err := evaldata.AEBBodies(root)
-	if err != nil {
-		return nil, err
-	}
-	return &synthCorpus{m: evaldata.NewMarkov(texts), seed: seed, size: size, edits: edits, plant: plant}, nil
+// from the text embedded in the binary (evaldata.SampleTexts), so it needs no file.
+func newSynthCorpus(seed uint64, size, edits int, plant float64) *synthCorpus {
+	return &synthCorpus{m: evaldata.NewMarkov(evaldata.SampleTexts()), seed: seed, size: size, edits: edits, plant: plant}
 }
 
 // clone returns a copy of s with its own scratch buffers, for another goroutine: text
@@ -166,10 +157,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	case c.edits < 0:
 		return usagef("--edits %d: use 0 or more", c.edits)
 	}
-	s, err := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
-	if err != nil {
-		return err
-	}
+	s := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
 
 	if c.jsonl != "" {
 		return writeFile(c.jsonl, func(w io.Writer) error {

@@ -47,7 +47,7 @@ latency is measured from when it was due, so a service that falls behind shows t
 queueing in its latencies instead of being sent fewer requests (coordinated omission).
 
 The documents are bench dedup's synthetic English (its word model is learnt from
-../shared/eval; $NEARDUP_EVAL points elsewhere): about --size bytes of text, a share
+the Clang manual's text embedded in this program): about --size bytes of text, a share
 --dup-rate of them near copies of earlier documents (3 words changed), and a share
 --url-dup-rate of those at their original's URL too. Document i has id "doc-i" and URL
 "https://bench.example/s<i mod 1000>/i" and is made from (--seed, i) alone, so --start
@@ -78,7 +78,8 @@ not the verdicts.
 request from 8 clients (--batch and --clients change that), showing the documents per
 second. When a batch fails it stops and names the --start to resume from.
 
-The README figures (2 cores, loopback, 1M documents of 2 KB in the store):
+The workload of the figures in docs/performance.md (2 cores, loopback, 1M documents of
+2 KB in the store):
 
   neardup serve --data DIR &
   neardup bench service --preload 1000000
@@ -303,10 +304,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "neardup bench service: with %s\n", strings.Join(given, " "))
 	}
 	if c.emit != "" {
-		corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-		if err != nil {
-			return err
-		}
+		corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
 		return c.runEmit(e, &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -315,10 +313,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := target.waitReady(ctx); err != nil {
 		return err
 	}
-	corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-	if err != nil {
-		return err
-	}
+	corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
 	docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
 	if c.preload > 0 {
 		return c.runPreload(ctx, e, target, docs)

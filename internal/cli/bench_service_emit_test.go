@@ -19,7 +19,6 @@ import (
 // would send, and a wrk script; run by wrk, the script sends each body once, in order,
 // and stops wrk when they run out.
 func TestBenchServiceEmit(t *testing.T) {
-	needCorpus(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "adds.jsonl")
 	stdout, stderr, code := run(t, "", "bench", "service", "--emit", file, "--requests", "50", "--start", "700", "--clients", "1", "--token", "s3cret")

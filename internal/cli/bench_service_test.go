@@ -15,8 +15,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/neardup/neardup/internal/evaldata"
 )
 
 // fakeService implements the five endpoints bench service sends to, plus /readyz, with
@@ -172,15 +170,6 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// needCorpus skips a test when the synthetic corpus's source texts are not beside the
-// checkout.
-func needCorpus(t *testing.T) {
-	t.Helper()
-	if _, err := evaldata.Root(); err != nil {
-		t.Skip("../shared/eval is not beside the checkout:", err)
-	}
-}
-
 func runService(t *testing.T, addr string, args ...string) (benchServiceResult, string) {
 	t.Helper()
 	stdout, stderr, code := run(t, "", append([]string{"bench", "service", "--addr", addr, "--warmup", "0", "--json"}, args...)...)
@@ -197,7 +186,6 @@ func runService(t *testing.T, addr string, args ...string) (benchServiceResult, 
 // TestBenchServiceClosedLoop: --requests N sends exactly N requests, of consecutive
 // documents from --start, and counts the canned verdicts.
 func TestBenchServiceClosedLoop(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{token: "s3cret"}
 	addr := f.start(t)
 	res, stderr := runService(t, addr, "--requests", "200", "--clients", "4", "--start", "1000", "--token", "s3cret")
@@ -248,7 +236,6 @@ func TestBenchServiceClosedLoop(t *testing.T) {
 // TestBenchServiceQueryAndMixed: query bodies carry the fingerprints; mixed sends the
 // three kinds in turn.
 func TestBenchServiceQueryAndMixed(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{}
 	addr := f.start(t)
 	res, _ := runService(t, addr, "--mode", "query", "--requests", "30", "--pool", "10")
@@ -303,7 +290,6 @@ func TestBenchServiceQueryAndMixed(t *testing.T) {
 // client.Batcher, which sends the queries that wait together; the report counts the
 // queries as requests and says how many HTTP requests carried them.
 func TestBenchServiceBatcher(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{delay: 20 * time.Millisecond} // slow answers, so that queries wait
 	addr := f.start(t)
 	res, stderr := runService(t, addr, "--mode", "query", "--batcher", "--in-flight", "2", "--requests", "40", "--pool", "10", "--clients", "8")
@@ -325,7 +311,6 @@ func TestBenchServiceBatcher(t *testing.T) {
 // TestBenchServiceOpenLoop: an open loop sends rate x duration requests, and measures
 // latency from when each was due, so a service slower than the rate shows queueing.
 func TestBenchServiceOpenLoop(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{}
 	addr := f.start(t)
 	res, _ := runService(t, addr, "--rate", "400", "--duration", "250ms", "--clients", "8")
@@ -349,7 +334,6 @@ func TestBenchServiceOpenLoop(t *testing.T) {
 
 // TestBenchServiceErrors: failed requests are counted by status, the first are shown.
 func TestBenchServiceErrors(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{fail: func(n int64) int {
 		if n%4 == 3 {
 			return 503
@@ -391,7 +375,6 @@ func TestBenchServiceErrors(t *testing.T) {
 // TestBenchServicePreload: a preload sends batches of every document once, and a
 // refused document stops it with the --start to resume from.
 func TestBenchServicePreload(t *testing.T) {
-	needCorpus(t)
 	f := &fakeService{}
 	addr := f.start(t)
 	stdout, stderr, code := run(t, "", "bench", "service", "--addr", addr, "--preload", "1200", "--start", "20", "--json")

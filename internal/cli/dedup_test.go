@@ -145,7 +145,7 @@ func TestDedup(t *testing.T) {
 }
 
 // TestDedupWARCAndDir runs dedup on the corpus package's WARC fixture and a directory of
-// HTML pages from ../shared/eval, with extraction.
+// gzipped HTML pages from the sample corpus, with extraction.
 func TestDedupWARCAndDir(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "warc")
@@ -157,15 +157,15 @@ func TestDedupWARCAndDir(t *testing.T) {
 	}
 	pages := filepath.Join(dir, "pages")
 	os.MkdirAll(filepath.Join(pages, "b"), 0o755)
-	clang := "../../../shared/eval/debian-doc-versions/clang-15-vs-16/"
+	clang := "../../sample/clang-15-vs-16/"
 	for _, p := range []struct{ from, to string }{
-		{"a-15.0.6/LTOVisibility.html", "a/LTOVisibility.html"},
-		{"b-16.0.6/LTOVisibility.html", "b/LTOVisibility.html"},
-		{"a-15.0.6/Toolchain.html", "a/Toolchain.html"},
+		{"a-15.0.6/LTOVisibility.html.gz", "a/LTOVisibility.html.gz"},
+		{"b-16.0.6/LTOVisibility.html.gz", "b/LTOVisibility.html.gz"},
+		{"a-15.0.6/Toolchain.html.gz", "a/Toolchain.html.gz"},
 	} {
 		b, err := os.ReadFile(filepath.Join(clang, p.from))
 		if err != nil {
-			t.Skip("../shared/eval is not beside the checkout:", err)
+			t.Fatal(err)
 		}
 		os.MkdirAll(filepath.Dir(filepath.Join(pages, p.to)), 0o755)
 		os.WriteFile(filepath.Join(pages, p.to), b, 0o644)
@@ -174,10 +174,10 @@ func TestDedupWARCAndDir(t *testing.T) {
 	if _, stderr, code := run(t, "", "dedup", "--out", out, pages); code != ExitOK {
 		t.Fatalf("dir: %s", stderr)
 	}
-	if got := readOut(t, out, "drop.txt"); got != "b/LTOVisibility.html\n" {
+	if got := readOut(t, out, "drop.txt"); got != "b/LTOVisibility.html.gz\n" {
 		t.Errorf("dir: dropped %q", got)
 	}
-	if _, err := os.Stat(filepath.Join(out, "corpus", "a", "Toolchain.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "corpus", "a", "Toolchain.html.gz")); err != nil {
 		t.Errorf("dir: corpus copy: %v", err)
 	}
 }

