@@ -54,8 +54,8 @@ text, then first); or rules separated by commas as 'neardup check --keep' takes 
 
 The text pipeline is the shingle package's, with its defaults unless changed: NFKC, case,
 accent and punctuation folding, UAX #29 words with CJK characters as words; --unit,
---k-shingle, --keep-case, --keep-punct, --keep-accents, --mask-numbers, --stop-words and
---no-cjk change it for every fingerprint (the exact key is the normalized text). MinHash
+--k-shingle, --keep-case, --keep-punct, --split-punct, --keep-accents, --mask-numbers,
+--stop-words and --no-cjk change it for every fingerprint (the exact key is the normalized text). MinHash
 uses --k-shingle (5 words by default); SimHash uses word 2-shingles unless --unit or
 --k-shingle is given.
 
@@ -93,6 +93,7 @@ type dedupCmd struct {
 	quiet, noCorpus                         bool
 	features                                featureFlags
 	keepCase, keepPunct, keepAccents        bool
+	splitPunct                              bool
 	maskNumbers, stopWords, noCJK           bool
 }
 
@@ -112,6 +113,7 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	c.features.define(fs)
 	fs.BoolVar(&c.keepCase, "keep-case", false, "text pipeline: do not fold case (default false)")
 	fs.BoolVar(&c.keepPunct, "keep-punct", false, "text pipeline: keep punctuation and symbols (default false)")
+	fs.BoolVar(&c.splitPunct, "split-punct", false, "text pipeline: split words at the punctuation inside them (\"a.b\" is two\nwords), as the regular expression \\w+ does (default false)")
 	fs.BoolVar(&c.keepAccents, "keep-accents", false, "text pipeline: do not fold accents (default false)")
 	fs.BoolVar(&c.maskNumbers, "mask-numbers", false, "text pipeline: make all numbers, dates and times alike (default false)")
 	fs.BoolVar(&c.stopWords, "stop-words", false, "text pipeline: remove English stop words (default false)")
@@ -195,6 +197,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	so := c.features.options(shingle.Uniform)
 	so.KeepCase, so.KeepPunct, so.KeepAccents = c.keepCase, c.keepPunct, c.keepAccents
 	so.MaskNumbers, so.RemoveStopWords, so.NoCJK = c.maskNumbers, c.stopWords, c.noCJK
+	so.SplitPunct = c.splitPunct
 	opt := dedup.Options{
 		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: so,
 		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
@@ -346,7 +349,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
 			"keep": keep.String(), "extract": !c.noExtract, "format": c.format,
 			"minhash_k": res.Options.MinHashK, "threads": res.Options.Threads,
-			"shingles": c.features.describe(), "keep_case": c.keepCase, "keep_punct": c.keepPunct,
+			"shingles": c.features.describe(), "keep_case": c.keepCase, "keep_punct": c.keepPunct, "split_punct": c.splitPunct,
 			"keep_accents": c.keepAccents, "mask_numbers": c.maskNumbers, "stop_words": c.stopWords, "no_cjk": c.noCJK,
 		},
 	}
