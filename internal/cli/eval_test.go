@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/evaldata"
+	"github.com/neardup/neardup/minhash"
 )
 
 func TestEval(t *testing.T) {
@@ -159,5 +163,58 @@ func TestEvalBands(t *testing.T) {
 	unscored := write("unscored.tsv", "a\tb\n")
 	if _, _, code := run(t, "", "eval", "--bands", "--labels", unscored, "--pairs", pairs); code != ExitUsage {
 		t.Errorf("unscored labels: exit %d", code)
+	}
+}
+
+// TestBenchDense writes a small cloud and checks its labels against the documents: every
+// pair at or above --min-similarity, with the exact Jaccard similarity of the labels'
+// shingling.
+func TestBenchDense(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run(t, "", "bench", "dense", "--docs", "40", "--min-similarity", "0.7", "--out", dir)
+	if code != ExitOK || !strings.Contains(stdout, "40 documents") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "dense.jsonl"))
+	feats := map[string][]uint64{}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d struct{ ID, Text string }
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		feats[d.ID] = evaldata.RefShingles(d.Text)
+		ids = append(ids, d.ID)
+	}
+	labels, _ := os.ReadFile(filepath.Join(dir, "labels.tsv"))
+	listed := map[[2]string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(labels)), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		s, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed[[2]string{f[0], f[1]}] = s
+	}
+	n := 0
+	for i, a := range ids {
+		for _, b := range ids[i+1:] {
+			s := minhash.Jaccard(feats[a], feats[b])
+			got, ok := listed[[2]string{a, b}]
+			if ok != (s >= 0.7) || ok && got != s {
+				t.Fatalf("%s ~ %s: Jaccard %v, labelled %v (%v)", a, b, s, got, ok)
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	if n != len(listed) || n < 100 {
+		t.Fatalf("%d labelled pairs, %d found by brute force", len(listed), n)
+	}
+	for _, bad := range [][]string{{"bench", "dense"}, {"bench", "dense", "--out", dir, "--docs", "1"}, {"bench", "dense", "--out", dir, "--min-similarity", "2"}} {
+		if _, _, code := run(t, "", bad...); code != ExitUsage {
+			t.Errorf("%q: exit %d", bad, code)
+		}
 	}
 }
