@@ -204,7 +204,7 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, st *sets, o Option
 						continue
 					}
 					fps[i], feats[i], errs[i] = fpr.FingerprintFeatures(b.docs[i], feats[i][:0])
-					shingles[i] = appendSet(shingles[i][:0], feats[i])
+					shingles[i] = appendLow32(shingles[i][:0], feats[i])
 				}
 			})
 		}

@@ -27,18 +27,21 @@ const estimateSigmas = 6
 const DefaultVerifyMemory = 256 << 20
 
 // sets keeps every document's shingle set for exact verification: the low 32 bits of its
-// feature hashes, sorted and distinct (minhash.Jaccard says what the 32 bits cost). The
-// first sets stay in memory, up to a budget; the rest go to a temporary file, appended in
-// input order while the documents are read, and are read back by position when a
-// candidate pair needs them. It is used by one goroutine at a time.
+// feature hashes (minhash.Jaccard says what the 32 bits cost). The first sets stay in
+// memory, up to a budget; the rest go to a temporary file, appended in input order while
+// the documents are read, and are read back by position when a candidate pair needs
+// them. A set is stored as the features came, and sorted (minhash.SortUnique) only when
+// a pair first needs it: most documents are never a candidate, and sorting them all
+// would cost a quarter of the fingerprinting. It is used by one goroutine at a time.
 type sets struct {
-	off   []int64  // document i's set is values off[i] to off[i+1]
-	mem   []uint32 // values 0 to len(mem); once a set spills, mem stops growing
-	limit int      // values mem may hold
-	dir   string   // of the temporary file; "" means os.TempDir()
-	f     *os.File // values len(mem) onward, little-endian, nil until a set spills
-	w     *bufio.Writer
-	buf   []byte
+	off    []int64  // document i's features are values off[i] to off[i+1]
+	mem    []uint32 // values 0 to len(mem); once a set spills, mem stops growing
+	sorted []uint64 // bit i: document i's features in mem are sorted, see get
+	limit  int      // values mem may hold
+	dir    string   // of the temporary file; "" means os.TempDir()
+	f      *os.File // values len(mem) onward, little-endian, nil until a set spills
+	w      *bufio.Writer
+	buf    []byte
 }
 
 // newSets returns an empty store that keeps up to memory bytes of sets in memory (none
@@ -51,7 +54,7 @@ func newSets(memory int64, dir string, expected int) *sets {
 	return s
 }
 
-// add appends the next document's set.
+// add appends the next document's features.
 func (s *sets) add(set []uint32) error {
 	end := s.off[len(s.off)-1] + int64(len(set))
 	if s.f == nil && int(end) <= s.limit {
@@ -88,12 +91,28 @@ func (s *sets) finish() error {
 	return nil
 }
 
-// get returns document i's set: a slice of the store's memory, or *buf (grown as needed)
-// filled from the file. The caller does not change it.
+// get returns document i's set, sorted and distinct: a slice of the store's memory, or
+// *buf (grown as needed) filled from the file. The caller does not change it.
 func (s *sets) get(i int, buf *[]uint32) ([]uint32, error) {
 	from, to := s.off[i], s.off[i+1]
 	if to <= int64(len(s.mem)) {
-		return s.mem[from:to:to], nil
+		x := s.mem[from:to:to]
+		if w, bit := i/64, uint64(1)<<(i%64); w >= len(s.sorted) || s.sorted[w]&bit == 0 {
+			// Sorted in place; the places the repeats left are filled with the last
+			// value, so the set is x up to its trailing repeats.
+			k := len(minhash.SortUnique(x))
+			for j := k; j < len(x); j++ {
+				x[j] = x[k-1]
+			}
+			if w >= len(s.sorted) {
+				s.sorted = append(s.sorted, make([]uint64, w+1-len(s.sorted))...)
+			}
+			s.sorted[w] |= bit
+		}
+		for len(x) > 1 && x[len(x)-1] == x[len(x)-2] {
+			x = x[: len(x)-1 : len(x)-1]
+		}
+		return x, nil
 	}
 	n := int(to - from)
 	s.buf = slicesGrow(s.buf, 4*n)
@@ -105,7 +124,7 @@ func (s *sets) get(i int, buf *[]uint32) ([]uint32, error) {
 		dst = append(dst, binary.LittleEndian.Uint32(s.buf[4*j:]))
 	}
 	*buf = dst
-	return dst, nil
+	return minhash.SortUnique(dst), nil
 }
 
 // slicesGrow returns b with length n, reusing its memory when it has room.
@@ -121,7 +140,7 @@ func (s *sets) close() error {
 	if s == nil {
 		return nil
 	}
-	s.mem, s.off, s.buf = nil, nil, nil
+	s.mem, s.off, s.sorted, s.buf = nil, nil, nil, nil
 	if s.f == nil {
 		return nil
 	}
@@ -137,13 +156,12 @@ func (s *sets) close() error {
 	return nil
 }
 
-// appendSet appends the low 32 bits of each feature hash to dst, sorted and distinct.
-func appendSet(dst []uint32, features []uint64) []uint32 {
-	start := len(dst)
+// appendLow32 appends the low 32 bits of each feature hash to dst.
+func appendLow32(dst []uint32, features []uint64) []uint32 {
 	for _, h := range features {
 		dst = append(dst, uint32(h))
 	}
-	return append(dst[:start], minhash.SortUnique(dst[start:])...)
+	return dst
 }
 
 // nearMinHash finds the near pairs among firsts (documents in input order): an lsh.Index
@@ -164,8 +182,9 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 	}
 	var (
 		pairs      []Pair
+		i          int // the query
 		sig        minhash.Signature
-		q          []uint32 // the query's set
+		q          []uint32 // the query's set, read at its first candidate
 		qbuf, cbuf []uint32 // the sets read from the file, the query's and a candidate's
 		verifyErr  error
 	)
@@ -173,6 +192,13 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 		j := int(id)
 		if minhash.Similarity(sig, r.Signature(j)) < floor {
 			return 0, true
+		}
+		if q == nil {
+			var err error
+			if q, err = st.get(i, &qbuf); err != nil {
+				verifyErr = err
+				return 0, false
+			}
 		}
 		c, err := st.get(j, &cbuf)
 		if err != nil {
@@ -190,12 +216,8 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 		return minhash.Jaccard(q, c), true
 	}
 	for _, f := range firsts {
-		i := int(f)
+		i, q = int(f), nil
 		sig = r.Signature(i)
-		var err error
-		if q, err = st.get(i, &qbuf); err != nil {
-			return nil, err
-		}
 		matches, err := x.QueryVerified(sig, verify)
 		if err != nil {
 			return nil, fmt.Errorf("dedup: %w", err)
