@@ -46,8 +46,12 @@ content), finds the exact and near duplicates, and writes into --out:
 
 --method exact groups documents whose normalized main text is identical; simhash and
 minhash add near-duplicates by SimHash distance (--distance) or MinHash similarity of word
-5-shingles (--threshold); all (the default) is exact, then minhash. Near candidates are
-verified against their full fingerprints. Clusters are the connected components of the
+5-shingles (--threshold); all (the default) is exact, then minhash. SimHash candidates are
+verified by their exact distance; MinHash candidates, banded for recall at the threshold,
+by the exact Jaccard similarity of the two documents' shingle sets (with --containment,
+the share of the smaller one's shingles in the other), which pairs.jsonl reports with the
+estimate where it differs. The sets are kept as 4 bytes a shingle, in memory up to 256
+MiB and past it in a temporary file ($TMPDIR), removed at the end. Clusters are the connected components of the
 pairs, and --keep chooses each one's representative: first (first in the input),
 priority (the highest --priority-field, then first), longest or shortest (words of main
 text, then first); or rules separated by commas as 'neardup check --keep' takes them.
@@ -93,7 +97,7 @@ type dedupCmd struct {
 	quiet, noCorpus                         bool
 	features                                featureFlags
 	keepCase, keepPunct, keepAccents        bool
-	splitPunct                              bool
+	splitPunct, containment                 bool
 	maskNumbers, stopWords, noCJK           bool
 }
 
@@ -101,6 +105,7 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "", "write the results into `DIR`, created if needed (required)")
 	fs.TextVar(&c.method, "method", dedup.All, "duplicates by `METHOD`: exact, simhash, minhash, or all (exact, then minhash)\n(default all)")
 	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, in `BITS` (default %d)", dedup.DefaultDistance))
+	fs.BoolVar(&c.containment, "containment", false, "minhash and all: pair documents by the share of the smaller one's shingles found\nin the other instead of Jaccard similarity (default false)")
 	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", dedup.DefaultThreshold))
 	fs.StringVar(&c.keep, "keep", "first", "keep `POLICY`: first, priority, longest or shortest, or rules as\n'neardup check --keep' takes them (default first)")
 	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, dir or warc\n(default auto)")
@@ -199,7 +204,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	so.MaskNumbers, so.RemoveStopWords, so.NoCJK = c.maskNumbers, c.stopWords, c.noCJK
 	so.SplitPunct = c.splitPunct
 	opt := dedup.Options{
-		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: so,
+		Method: c.method, Distance: distance, Threshold: c.threshold, Containment: c.containment, NoExtract: c.noExtract, Shingle: so,
 		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
 	}
 	if err := opt.Validate(); err != nil {
@@ -346,7 +351,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		Summary: res.Summary(), BadRecords: st.Bad, InputBytes: st.Total, PeakRSS: procstat.PeakRSS(),
 		CorpusKept: corpusKept, Inputs: args,
 		Parameters: map[string]any{
-			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
+			"method": c.method.String(), "distance": c.distance, "threshold": c.threshold, "containment": c.containment,
 			"keep": keep.String(), "extract": !c.noExtract, "format": c.format,
 			"minhash_k": res.Options.MinHashK, "threads": res.Options.Threads,
 			"shingles": c.features.describe(), "keep_case": c.keepCase, "keep_punct": c.keepPunct, "split_punct": c.splitPunct,
