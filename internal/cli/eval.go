@@ -71,7 +71,7 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.pairs, "pairs", "", "the pairs.jsonl `FILE` of a 'neardup dedup' run (required)")
 	fs.Float64Var(&c.labelThreshold, "label-threshold", 0.8, "a labelled pair with a score column is a duplicate when its score is at least\n`S` (default 0.8)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object per row instead of the table (default false)")
-	fs.BoolVar(&c.bands, "bands", false, "instead of the sweep, score the run by band of labelled similarity (default\nfalse)")
+	fs.BoolVar(&c.bands, "bands", false, "instead of the sweep, score the run by band of labelled similarity\n(default false)")
 	fs.TextVar(&c.method, "method", dedup.All, "with inputs: deduplicate by `METHOD`, as 'neardup dedup --method' (default all)")
 	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", dedup.DefaultDistance))
 	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", dedup.DefaultThreshold))
