@@ -538,7 +538,23 @@ func TestFingerprintDefinition(t *testing.T) {
 			if !o.NoMinHash && !slices.Equal(fp.MinHash, sig) {
 				t.Errorf("text %d %+v: MinHash differs from the signature of the shingle set", i, o)
 			}
+			// FingerprintFeatures: the same fingerprints, and the features of the set
+			// (appended after dst's), whatever NoMinHash says.
+			fp2, feats, err := f.FingerprintFeatures(Document{ID: "x", Text: text}, []uint64{7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(fp2.MinHash, fp.MinHash) || fp2.Main != fp.Main || fp2.SimHash != fp.SimHash {
+				t.Errorf("text %d %+v: FingerprintFeatures' fingerprints differ from Fingerprint's", i, o)
+			}
+			if feats[0] != 7 || !slices.Equal(minhash.SortUnique(feats[1:]), sh.AppendHashes(nil, text)) {
+				t.Errorf("text %d %+v: FingerprintFeatures' features are not the shingle set", i, o)
+			}
 		}
+	}
+	f, _ := NewFingerprinter(Options{})
+	if _, feats, err := f.FingerprintFeatures(Document{Text: "no id"}, []uint64{1}); err == nil || !slices.Equal(feats, []uint64{1}) {
+		t.Errorf("FingerprintFeatures without an id: %v, features %v", err, feats)
 	}
 }
 

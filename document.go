@@ -117,20 +117,37 @@ func (f *Fingerprinter) CanonicalURL(raw string) (string, error) {
 // limits. A page whose extraction runs over its time budget (extract.Options.Timeout) is
 // fingerprinted on its whole visible text instead, and its Method says so.
 func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
+	fp, _, err := f.fingerprint(doc, nil, false)
+	return fp, err
+}
+
+// FingerprintFeatures is Fingerprint that also appends to dst the features the MinHash
+// signature is made of (the main text's shingle hashes, word 5-shingles by default, in
+// text order with repeats; minhash.SortUnique makes them the set whose exact Jaccard
+// similarity the signature estimates), even with Options.NoMinHash, and returns the
+// extended slice. A verifier that keeps them can decide a near pair exactly instead of
+// by the estimate. On error dst is returned unchanged. It costs Fingerprint plus the
+// features appended; it does not keep dst.
+func (f *Fingerprinter) FingerprintFeatures(doc Document, dst []uint64) (Fingerprints, []uint64, error) {
+	return f.fingerprint(doc, dst, true)
+}
+
+// fingerprint is Fingerprint, and FingerprintFeatures when features is set.
+func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (Fingerprints, []uint64, error) {
 	var fp Fingerprints
 	if doc.ID == "" {
-		return fp, fmt.Errorf("%w: no id", ErrDocument)
+		return fp, dst, fmt.Errorf("%w: no id", ErrDocument)
 	}
 	if doc.HTML != nil && doc.Text != "" {
-		return fp, fmt.Errorf("%w: %s: both HTML and Text: give one", ErrDocument, doc.ID)
+		return fp, dst, fmt.Errorf("%w: %s: both HTML and Text: give one", ErrDocument, doc.ID)
 	}
 	if math.IsNaN(doc.Priority) {
-		return fp, errNaNPriority(doc.ID)
+		return fp, dst, errNaNPriority(doc.ID)
 	}
 	if doc.URL != "" {
 		u, err := f.url.Canonicalize(doc.URL)
 		if err != nil {
-			return fp, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+			return fp, dst, fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
 		}
 		fp.URL = u
 	}
@@ -139,7 +156,7 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		fp.Raw = sha256.Sum256(doc.HTML)
 		var err error
 		if full, main, fp.Title, fp.Method, err = f.texts(doc); err != nil {
-			return fp, err
+			return fp, dst, err
 		}
 	}
 
@@ -170,9 +187,14 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 		st.features = st.sim.AppendDistinctShingles(st.features[:0], st.units)
 		fp.SimHash = simhash.Compute(st.features)
 	}
-	if !f.opt.NoMinHash {
+	if !f.opt.NoMinHash || features {
 		st.features = st.min.AppendShingles(st.features[:0], st.units)
-		fp.MinHash = f.hasher.Signature(st.features)
+		if !f.opt.NoMinHash {
+			fp.MinHash = f.hasher.Signature(st.features)
+		}
+		if features {
+			dst = append(dst, st.features...)
+		}
 	}
 	fp.Main, fp.Words = sha256.Sum256(st.norm), st.words
 	if full == main {
@@ -181,7 +203,7 @@ func (f *Fingerprinter) Fingerprint(doc Document) (Fingerprints, error) {
 	if cap(st.norm) > maxPooledText {
 		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
 	}
-	return fp, nil
+	return fp, dst, nil
 }
 
 // errNaNPriority is the error of a document whose priority is NaN: the keep policy

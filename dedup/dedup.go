@@ -14,7 +14,6 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/hamming"
-	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
@@ -44,10 +43,14 @@ type Doc struct {
 type Pair struct {
 	A, B   int    // indices in Result.Docs, A < B
 	Method Method // Exact, SimHash or MinHash
-	// Distance is the SimHash distance (method SimHash), Similarity the MinHash
-	// estimate over all K values (method MinHash).
-	Distance   int
+	// Distance is the SimHash distance (method SimHash).
+	Distance int
+	// Similarity is the exact Jaccard similarity of the two documents' shingle sets, or
+	// with Options.Containment the share of the smaller set's shingles found in the
+	// other (method MinHash): what made the pair. Estimate is the MinHash estimate of
+	// their Jaccard similarity over all K values, which only chose the candidates.
 	Similarity float64
+	Estimate   float64
 }
 
 // Cluster is a connected component of the duplicate pairs.
@@ -113,16 +116,24 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 			res.sigs = make([]uint32, 0, o.Expected*o.MinHashK)
 		}
 	}
+	var st *sets // the shingle sets that verify MinHash candidates, for the search only
+	if near == MinHash {
+		st = newSets(o.VerifyMemory, o.TempDir, o.Expected)
+		defer st.close()
+	}
 	start := time.Now()
-	if err := res.read(src, fpr, o, onError); err != nil {
+	if err := res.read(src, fpr, st, o, onError); err != nil {
 		return nil, err
 	}
 	res.lap("read and fingerprint", &start)
 	if o.Progress != nil {
 		o.Progress(StageFind, len(res.Docs))
 	}
-	pairs, err := res.find(o)
+	pairs, err := res.find(st, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := st.close(); err != nil {
 		return nil, err
 	}
 	res.lap("find duplicates", &start)
@@ -140,9 +151,9 @@ func (r *Result) lap(stage string, start *time.Time) {
 	*start = now
 }
 
-// read fills r.Docs: a goroutine reads batches from src while Threads goroutines
-// fingerprint the previous batch.
-func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError func(neardup.Document, error) error) error {
+// read fills r.Docs, and st when it is not nil: a goroutine reads batches from src while
+// Threads goroutines fingerprint the previous batch.
+func (r *Result) read(src Source, fpr *neardup.Fingerprinter, st *sets, o Options, onError func(neardup.Document, error) error) error {
 	type batch struct {
 		docs []neardup.Document
 		err  error // io.EOF after the last batch
@@ -185,13 +196,21 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 
 	fps := make([]neardup.Fingerprints, batchSize)
 	errs := make([]error, batchSize)
+	// Each slot's features and set, reused batch after batch.
+	feats := make([][]uint64, batchSize)
+	shingles := make([][]uint32, batchSize)
 	for b := range batches {
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for range min(o.Threads, len(b.docs)) {
 			wg.Go(func() {
 				for i := int(next.Add(1)) - 1; i < len(b.docs); i = int(next.Add(1)) - 1 {
-					fps[i], errs[i] = fpr.Fingerprint(b.docs[i])
+					if st == nil {
+						fps[i], errs[i] = fpr.Fingerprint(b.docs[i])
+						continue
+					}
+					fps[i], feats[i], errs[i] = fpr.FingerprintFeatures(b.docs[i], feats[i][:0])
+					shingles[i] = appendLow32(shingles[i][:0], feats[i])
 				}
 			})
 		}
@@ -222,6 +241,11 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 				Cluster: -1, Kept: true,
 			})
 			r.sigs = append(r.sigs, fp.MinHash...)
+			if st != nil {
+				if err := st.add(shingles[i]); err != nil {
+					return err
+				}
+			}
 			if o.Progress != nil {
 				o.Progress(StageRead, len(r.Docs))
 			}
@@ -237,8 +261,9 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, o Options, onError
 }
 
 // find returns the verified pairs: every document paired with the first document of its
-// exact group, then the near pairs among those first documents.
-func (r *Result) find(o Options) ([]Pair, error) {
+// exact group, then the near pairs among those first documents (MinHash candidates
+// verified by their sets in st).
+func (r *Result) find(st *sets, o Options) ([]Pair, error) {
 	// Exact groups: documents sorted by hash (then input order), each paired with the
 	// first of its run. A sort of 4-byte indices costs far less memory than a map of
 	// 32-byte hashes at ten million documents.
@@ -278,26 +303,14 @@ func (r *Result) find(o Options) ([]Pair, error) {
 			pairs = append(pairs, Pair{A: int(firsts[p.A]), B: int(firsts[p.B]), Method: SimHash, Distance: p.Distance})
 		}
 	case MinHash:
-		// Banding weighted 9 to 1 against misses, as the detector's: candidates are cheap
-		// to verify, pairs lost to the S-curve are not found again.
-		x, err := lsh.New(lsh.Options{Threshold: o.Threshold, K: o.MinHashK, FPWeight: 0.1, FNWeight: 0.9})
+		if err := st.finish(); err != nil {
+			return nil, err
+		}
+		near, err := r.nearMinHash(firsts, st, o)
 		if err != nil {
-			return nil, fmt.Errorf("dedup: %w", err)
+			return nil, err
 		}
-		var matches []lsh.Match
-		for _, f := range firsts {
-			i := int(f)
-			sig := r.Signature(i)
-			if matches, err = x.AppendQuery(matches[:0], sig); err != nil {
-				return nil, fmt.Errorf("dedup: %w", err)
-			}
-			for _, m := range matches {
-				pairs = append(pairs, Pair{A: int(m.ID), B: i, Method: MinHash, Similarity: m.Similarity})
-			}
-			if err := x.Add(uint64(i), sig); err != nil {
-				return nil, fmt.Errorf("dedup: %w", err)
-			}
-		}
+		pairs = append(pairs, near...)
 	}
 	slices.SortFunc(pairs, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
 	return pairs, nil

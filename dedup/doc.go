@@ -13,10 +13,14 @@
 //     first document (method "exact"). Every method does this step.
 //  3. Near, among the first document of each exact group, by the method: simhash finds
 //     every pair within Distance bits with hamming's permuted tables (exact, no misses);
-//     minhash and all query an lsh.Index built in input order, banded from Threshold
-//     with misses weighted 9 to 1 against extra candidates, and every candidate is
-//     verified against its full signature estimate (all K values). Documents without
-//     words take part in the exact step only.
+//     minhash and all query an lsh.Index built in input order, banded for recall at
+//     Threshold (lsh.RecallParams: 1 pair in 1,000 at exactly the threshold missed, 18
+//     bands of 5 rows at 0.8), and every candidate is verified by the exact Jaccard
+//     similarity (or Containment) of the two documents' shingle sets, which the run
+//     keeps as 4 bytes a shingle, in memory up to VerifyMemory and in a temporary file
+//     past it. The estimate only rejects candidates far below the threshold (six
+//     standard errors) without reading their sets. Documents without words take part in
+//     the exact step only.
 //  4. Clusters: the connected components of all pairs (hamming.ClusterDocs), whose
 //     representative is chosen by the keep policy (default: highest priority, then first
 //     in the input, then smallest id); every other member is dropped.
@@ -33,10 +37,14 @@
 //
 // # Caveats
 //
-//   - Near pairs are verified by the fingerprints, not by the texts, which are not kept:
-//     a SimHash pair by its exact distance, a MinHash pair by the estimate over all K
-//     values (standard error about 0.035 at 0.8 for K = 128), so pairs a little on
-//     either side of the threshold can go either way.
+//   - A MinHash pair is decided by the shingle sets, not the estimate (whose standard
+//     error is about 0.035 at 0.8 for K = 128), so a pair just below the threshold is
+//     never reported and one just above is missed only when the bands miss it. The sets
+//     hold the low 32 bits of each 64-bit shingle hash: two sets of n shingles differ
+//     from the 64-bit result by one shingle in about 2^32/n² pairs (see
+//     minhash.Jaccard). A SimHash pair is decided by its exact distance.
+//   - Clusters.jsonl and the report score each member against its representative by
+//     the fingerprints (the estimate for MinHash), as those two need not be a pair.
 //   - Clusters are transitive: A near B and B near C put A and C in one cluster even when
 //     A and C are far apart. Each member's score against the representative is reported
 //     (WriteClusters) so that such chains show.
@@ -45,5 +53,8 @@
 //     first of them; the clusters are the same as with every pair listed.
 //   - Memory is about 200 bytes a document with SimHash plus its id, and 4*K bytes more
 //     with MinHash (the signatures stay for the scores), plus one batch of documents'
-//     texts being fingerprinted.
+//     texts being fingerprinted. MinHash adds 8 bytes a document and the shingle sets
+//     (4 bytes a shingle) up to VerifyMemory (256 MiB by default) while the run
+//     searches; the rest of the sets go to a temporary file of the same size, read back
+//     for candidates only.
 package dedup

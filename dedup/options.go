@@ -87,6 +87,21 @@ type Options struct {
 	Threshold float64
 	// MinHashK is the MinHash signature size; 0 means minhash.DefaultK (128).
 	MinHashK int
+	// Containment, with methods minhash and all, makes a near pair of two documents when
+	// the smaller one's shingles are found in the other at a share of at least Threshold,
+	// instead of when their Jaccard similarity is. The candidates are still those the
+	// MinHash bands find, so a small document inside a much larger one is found only
+	// when their Jaccard similarity is not far below the threshold.
+	Containment bool
+	// VerifyMemory is the bytes of shingle sets (4 bytes a distinct shingle) kept in
+	// memory to verify MinHash candidates exactly; the sets past it are written to a
+	// temporary file in TempDir and read back for the candidates that need them. 0
+	// means DefaultVerifyMemory (256 MiB), a negative value writes every set to the
+	// file.
+	VerifyMemory int64
+	// TempDir is the directory of that file; "" means os.TempDir(). The file is removed
+	// before Run returns.
+	TempDir string
 	// Shingle is the text pipeline (normalization, tokenization, shingles) of every
 	// fingerprint, as neardup.Options.Shingle; the zero value is shingle's default.
 	Shingle shingle.Options

@@ -63,7 +63,11 @@ func (r *Result) appendScore(b []byte, rep, m int) []byte {
 //
 //	{"a":"x","b":"y","method":"exact"}
 //	{"a":"x","b":"z","method":"simhash","distance":2}
-//	{"a":"x","b":"w","method":"minhash","similarity":0.8672}
+//	{"a":"x","b":"w","method":"minhash","similarity":0.8672,"estimate":0.8594}
+//
+// A MinHash pair's similarity is the exact Jaccard similarity of the two shingle sets
+// (or containment, with Options.Containment); its estimate, the MinHash estimate that
+// made it a candidate, is written when it differs at four decimals.
 //
 // Exact duplicates are paired with the first document of their group only, so a group
 // of n identical documents gives n-1 pairs.
@@ -85,6 +89,10 @@ func (r *Result) WritePairs(w io.Writer) error {
 		case MinHash:
 			b = append(b, `,"similarity":`...)
 			b = strconv.AppendFloat(b, p.Similarity, 'f', 4, 64)
+			if est := strconv.FormatFloat(p.Estimate, 'f', 4, 64); est != string(b[len(b)-len(est):]) {
+				b = append(b, `,"estimate":`...)
+				b = append(b, est...)
+			}
 		}
 		b = append(b, "}\n"...)
 		if _, err := bw.Write(b); err != nil {

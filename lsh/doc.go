@@ -62,7 +62,9 @@
 //	}
 //
 // To decide by the exact similarity instead of the estimate, keep the features and use
-// QueryVerified with minhash.Jaccard. Index.WriteTo and Read save and load an index
+// QueryVerified with minhash.Jaccard, with the banding RecallParams chooses for recall
+// (candidates below the threshold are verified away; 18 bands of 5 rows at 0.8 miss 1 pair
+// in 1,000 at exactly 0.8, where Params' 9 of 13 miss 6 in 10). Index.WriteTo and Read save and load an index
 // (a frozen format with magic, version and CRC-32C); AppendBandKeys gives the band keys to
 // stores that keep the postings outside the process.
 //

@@ -146,3 +146,46 @@ func BenchmarkParams(b *testing.B) {
 		Params(0.75, 0.5, 0.5, 128)
 	}
 }
+
+func TestRecallParams(t *testing.T) {
+	b, r := RecallParams(0.8, 0.001, 128)
+	if b != 18 || r != 5 {
+		t.Errorf("RecallParams(0.8, 0.001, 128) = (%d, %d), want (18, 5)", b, r)
+	}
+	// Brute force with the quadrature oracle: every banding that meets the miss bound
+	// makes at least as many candidates below the threshold.
+	for _, c := range []struct {
+		th, miss float64
+		k        int
+	}{{0.8, 0.001, 128}, {0.7, 0.01, 48}, {0.9, 0.0001, 256}} {
+		b, r := RecallParams(c.th, c.miss, c.k)
+		if m := 1 - Probability(c.th, b, r); m > c.miss || b*r > c.k {
+			t.Fatalf("RecallParams(%v, %v, %d) = (%d, %d): misses %v at the threshold", c.th, c.miss, c.k, b, r, m)
+		}
+		got := integrate(func(s float64) float64 { return Probability(s, b, r) }, 0, c.th)
+		for ob := 1; ob <= c.k; ob++ {
+			for or := 1; or*ob <= c.k; or++ {
+				if 1-Probability(c.th, ob, or) > c.miss {
+					continue
+				}
+				if fp := integrate(func(s float64) float64 { return Probability(s, ob, or) }, 0, c.th); fp < got-1e-9 {
+					t.Fatalf("RecallParams(%v, %v, %d) = (%d, %d) with area %v; (%d, %d) has %v", c.th, c.miss, c.k, b, r, got, ob, or, fp)
+				}
+			}
+		}
+	}
+	// No banding of 4 values misses less than 1e-9 at 0.5: the one that misses least.
+	if b, r := RecallParams(0.5, 1e-9, 4); b != 4 || r != 1 {
+		t.Errorf("RecallParams(0.5, 1e-9, 4) = (%d, %d), want (4, 1)", b, r)
+	}
+	for _, miss := range []float64{0, 1, math.NaN(), -0.1} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RecallParams with miss %v did not panic", miss)
+				}
+			}()
+			RecallParams(0.8, miss, 128)
+		}()
+	}
+}

@@ -248,8 +248,11 @@ func TestSortUnique(t *testing.T) {
 	if want := []uint64{0, 1, 3, 5, math.MaxUint64}; !slices.Equal(got, want) {
 		t.Fatalf("SortUnique = %v, want %v", got, want)
 	}
-	if got := SortUnique(nil); len(got) != 0 {
+	if got := SortUnique[uint64](nil); len(got) != 0 {
 		t.Fatalf("SortUnique(nil) = %v", got)
+	}
+	if got, want := SortUnique([]uint32{7, 2, 7, math.MaxUint32}), []uint32{2, 7, math.MaxUint32}; !slices.Equal(got, want) {
+		t.Fatalf("SortUnique of 32-bit hashes = %v, want %v", got, want)
 	}
 }
 
@@ -297,6 +300,17 @@ func TestJaccardContainment(t *testing.T) {
 		}
 		if c, want := Containment(a, b), float64(n)/float64(len(a)); c != want {
 			t.Fatalf("Containment = %v, want %v", c, want)
+		}
+		// The low 32 bits of a few dozen random hashes do not collide (odds about 1e-6).
+		low := func(s []uint64) []uint32 {
+			out := make([]uint32, len(s))
+			for i, x := range s {
+				out[i] = uint32(x)
+			}
+			return SortUnique(out)
+		}
+		if j, want := Jaccard(low(a), low(b)), float64(n)/float64(len(a)+len(b)-n); j != want {
+			t.Fatalf("Jaccard of 32-bit hashes = %v, want %v", j, want)
 		}
 	}
 }

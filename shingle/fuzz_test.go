@@ -28,7 +28,7 @@ func FuzzShingler(f *testing.F) {
 		opt := Options{
 			Unit: Unit(bits & 1), K: int(k % 8), KeepCase: bits&2 != 0, KeepPunct: bits&4 != 0,
 			KeepAccents: bits&8 != 0, NoNFKC: bits&16 != 0, NoCJK: bits&32 != 0, MaskNumbers: bits&64 != 0,
-			RemoveStopWords: bits&128 != 0, Bag: bits&256 != 0, Seed: uint64(bits >> 9),
+			RemoveStopWords: bits&128 != 0, Bag: bits&256 != 0, SplitPunct: bits&512 != 0, Seed: uint64(bits >> 10),
 		}
 		s, err := New(opt)
 		if err != nil {

@@ -128,6 +128,11 @@ type Options struct {
 	// become tokens, and punctuation inside words ("don't", "e.g", "3.14") stays. By
 	// default both are removed, so "don't" and "dont" are the same token.
 	KeepPunct bool
+	// SplitPunct splits words at the punctuation, symbols and format characters inside
+	// them, the underscore excepted, instead of removing it: "scipy.special.jv" is three
+	// words and "don't" two, as the regular expression \w+ finds words, which reference
+	// similarities computed in Python often use. It has no effect with KeepPunct.
+	SplitPunct bool
 	// KeepAccents disables accent folding ("café" becomes "cafe" by default).
 	KeepAccents bool
 	// NoNFKC disables Unicode compatibility normalization (NFKC), which by default maps

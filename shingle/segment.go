@@ -381,9 +381,41 @@ func isCJK(r rune) bool {
 	return r >= 0x1100 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 0x30FC)
 }
 
-// word passes on a word segment after removing punctuation, masking digits and
-// splitting CJK characters as configured.
+// word passes on a word segment after removing punctuation (or splitting at it, with
+// SplitPunct), masking digits and splitting CJK characters as configured.
 func (s *Shingler) word(seg []byte, flags uint8) {
+	if flags&fPunct != 0 && s.opt.SplitPunct && !s.opt.KeepPunct {
+		s.splitPunct(seg, flags)
+		return
+	}
+	s.wordPart(seg, flags)
+}
+
+// splitPunct passes on the parts of a word segment between its punctuation, symbols and
+// format characters, the underscore excepted, as words: how the regular expression \w+
+// cuts "scipy.special.jv" and "don't".
+func (s *Shingler) splitPunct(seg []byte, flags uint8) {
+	start := 0
+	for i := 0; i < len(seg) && !s.stopped; {
+		r, size := rune(seg[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(seg[i:])
+		}
+		if r != '_' && isPunct(r) {
+			if start < i {
+				s.wordPart(seg[start:i], flags)
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(seg) && !s.stopped {
+		s.wordPart(seg[start:], flags)
+	}
+}
+
+// wordPart is word without SplitPunct.
+func (s *Shingler) wordPart(seg []byte, flags uint8) {
 	if flags&fPunct != 0 && !s.opt.KeepPunct || flags&fDigit != 0 && s.opt.MaskNumbers {
 		seg = s.edit(seg)
 		if len(seg) == 0 {

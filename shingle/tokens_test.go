@@ -58,6 +58,8 @@ func TestNormalization(t *testing.T) {
 		{"punctuation", Options{}, "Hello, world! (yes) -- \"no\"...", "hello world yes no"},
 		{"inner punctuation", Options{}, "don't don’t e.g. 3.14 1,000 snake_case", "dont dont eg 314 1000 snakecase"},
 		{"keep punct", Options{KeepPunct: true}, "Hello, world! don't", "hello , world ! don't"},
+		{"split punct", Options{SplitPunct: true}, "don't don’t scipy.special.jv e.g. 3.14 1,000 snake_case co\u00adop", "don t don t scipy special jv e g 3 14 1 000 snakecase co op"},
+		{"split punct, keep punct wins", Options{SplitPunct: true, KeepPunct: true}, "don't a.b", "don't a.b"},
 		{"symbols and emoji", Options{}, "a + b = 😀 c ©", "a b c"},
 		{"symbols kept", Options{KeepPunct: true}, "a + 😀", "a + 😀"},
 		// UAX #29 joins a mark, a format character or an emoji modifier to the space

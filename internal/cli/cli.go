@@ -56,7 +56,7 @@ type command struct {
 }
 
 // commands lists every command in the order "neardup help" shows them.
-var commands = []*command{findallCommand, simhashCommand, minhashCommand, compareCommand, checkCommand, serveCommand, backupCommand, extractCommand, urlnormCommand, dedupCommand, evalCommand, benchFindallCommand, benchDedupCommand, benchServiceCommand}
+var commands = []*command{findallCommand, simhashCommand, minhashCommand, compareCommand, checkCommand, serveCommand, backupCommand, extractCommand, urlnormCommand, dedupCommand, evalCommand, benchFindallCommand, benchDedupCommand, benchDenseCommand, benchServiceCommand}
 
 // groups are the words that take a subcommand, with what their help says.
 var groups = map[string]string{

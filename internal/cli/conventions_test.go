@@ -87,9 +87,9 @@ func TestJSONEverywhere(t *testing.T) {
 	for _, c := range commands {
 		fs := newFlagSet(c, c.new())
 		switch c.name {
-		case "serve", "dedup", "findall", "check":
-			// serve answers JSON over HTTP; dedup writes files; findall (simhash-cpp's
-			// "[a, b]") and check (JSON lines) write JSON already.
+		case "serve", "dedup", "findall", "check", "backup", "bench dense":
+			// serve answers JSON over HTTP; dedup, backup and bench dense write files;
+			// findall (simhash-cpp's "[a, b]") and check (JSON lines) write JSON already.
 		default:
 			if fs.Lookup("json") == nil {
 				t.Errorf("%s has no --json", c.name)

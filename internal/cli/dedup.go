@@ -50,16 +50,20 @@ into --out, a new or empty directory (--force replaces one that is not):
 
 --method exact groups documents whose normalized main text is identical; simhash and
 minhash add near-duplicates by SimHash distance (--distance) or MinHash similarity of word
-5-shingles (--threshold); all (the default) is exact, then minhash. Near candidates are
-verified against their full fingerprints. Clusters are the connected components of the
+5-shingles (--threshold); all (the default) is exact, then minhash. SimHash candidates are
+verified by their exact distance; MinHash candidates, banded for recall at the threshold,
+by the exact Jaccard similarity of the two documents' shingle sets (with --containment,
+the share of the smaller one's shingles in the other), which pairs.jsonl reports with the
+estimate where it differs. The sets are kept as 4 bytes a shingle, in memory up to 256
+MiB and past it in a temporary file ($TMPDIR), removed at the end. Clusters are the connected components of the
 pairs, and --keep chooses each one's representative: first (first in the input),
 priority (the highest --priority-field, then first), longest or shortest (words of main
 text, then first); or rules separated by commas as 'neardup check --keep' takes them.
 
 The text pipeline is the shingle package's, with its defaults unless changed: NFKC, case,
 accent and punctuation folding, UAX #29 words with CJK characters as words; --unit,
---k-shingle, --keep-case, --keep-punct, --keep-accents, --mask-numbers, --stop-words and
---no-cjk change it for every fingerprint (the exact key is the normalized text). MinHash
+--k-shingle, --keep-case, --keep-punct, --split-punct, --keep-accents, --mask-numbers,
+--stop-words and --no-cjk change it for every fingerprint (the exact key is the normalized text). MinHash
 uses --k-shingle (5 words by default); SimHash uses word 2-shingles unless --unit or
 --k-shingle is given.
 
@@ -101,7 +105,7 @@ type dedupCmd struct {
 	onError                                 string
 	maxRecordBytes                          int
 	threads                                 int
-	noCorpus, force                         bool
+	noCorpus, force, containment            bool
 	text                                    textFlags
 	output                                  outputFlags
 }
@@ -111,6 +115,7 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.force, "force", false, "replace --out DIR and everything in it when it is not empty (default false)")
 	fs.TextVar(&c.method, "method", dedup.All, "duplicates by `METHOD`: exact, simhash, minhash, or all (exact, then minhash)\n(default all)")
 	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, in `BITS` (default %d)", dedup.DefaultDistance))
+	fs.BoolVar(&c.containment, "containment", false, "minhash and all: pair documents by the share of the smaller one's shingles found\nin the other instead of Jaccard similarity (default false)")
 	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", dedup.DefaultThreshold))
 	fs.StringVar(&c.keep, "keep", "first", "keep `POLICY`: first, priority, longest or shortest, or rules as\n'neardup check --keep' takes them (default first)")
 	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, dir or warc\n(default auto)")
@@ -204,7 +209,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	distance := distanceOption(c.distance)
 	opt := dedup.Options{
-		Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform),
+		Method: c.method, Distance: distance, Threshold: c.threshold, Containment: c.containment, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform),
 		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
 	}
 	if err := opt.Validate(); err != nil {
@@ -426,7 +431,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 func (c *dedupCmd) parameters(keep neardup.KeepPolicy) map[string]any {
 	p := map[string]any{
 		"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
-		"keep": keep.String(), "extract": !c.noExtract, "format": c.format,
+		"keep": keep.String(), "extract": !c.noExtract, "format": c.format, "containment": c.containment,
 	}
 	c.text.parameters(p)
 	return p

@@ -45,6 +45,12 @@ deduplicate them in memory with --method, --distance, --threshold, --no-extract 
 text-pipeline flags, as 'neardup dedup' takes them, and score that run; standard error
 names the effective parameters.
 
+With --bands, the run is scored by band of labelled similarity instead (below 0.5 or
+unlabelled, 0.5-0.7, 0.7-0.8, 0.8-0.9, 0.9 and above, and --label-threshold as an edge):
+the labelled pairs and the pairs found in each band, recall in the bands at or above
+--label-threshold, false positives and their share of the pairs found below it. It needs
+labels with a score column.
+
 With --json the table is one JSON object a line.
 `,
 	new: func() runner { return &evalCmd{} },
@@ -54,7 +60,7 @@ With --json the table is one JSON object a line.
 type evalCmd struct {
 	labels, pairs  string
 	labelThreshold float64
-	json           bool
+	json, bands    bool
 	// Deduplicating the inputs directly.
 	method    dedup.Method
 	distance  int
@@ -68,6 +74,7 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.pairs, "pairs", "", "the pairs.jsonl `FILE` of a 'neardup dedup' run (required)")
 	fs.Float64Var(&c.labelThreshold, "label-threshold", 0.8, "a labelled pair with a score column is a duplicate when its score is at least\n`S` (default 0.8)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object per row instead of the table (default false)")
+	fs.BoolVar(&c.bands, "bands", false, "instead of the sweep, score the run by band of labelled similarity\n(default false)")
 	fs.TextVar(&c.method, "method", dedup.All, "with inputs: deduplicate by `METHOD`, as 'neardup dedup --method' (default all)")
 	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", dedup.DefaultDistance))
 	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", dedup.DefaultThreshold))
@@ -153,6 +160,9 @@ func (c *evalCmd) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.bands && truth.unscored {
+		return usagef("--bands needs labels with a score column")
+	}
 	var found map[pairKey]float64
 	var bySimilarity bool
 	if c.pairs != "" {
@@ -162,6 +172,9 @@ func (c *evalCmd) run(e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.bands {
+		return c.writeBands(e, truth, found)
 	}
 	// The sweep: from the run's own threshold (every pair) to the strictest.
 	var levels []float64
@@ -203,17 +216,17 @@ func (c *evalCmd) run(e *env, args []string) error {
 		for p, s := range found {
 			if (bySimilarity && s >= t-1e-9) || (!bySimilarity && s <= t) {
 				r.Predicted++
-				if truth[p] {
+				if l, ok := truth.pairs[p]; ok && l >= c.labelThreshold {
 					r.TP++
 				}
 			}
 		}
-		r.FP, r.FN = r.Predicted-r.TP, len(truth)-r.TP
+		r.FP, r.FN = r.Predicted-r.TP, truth.duplicates-r.TP
 		if r.Predicted > 0 {
 			r.Precision = float64(r.TP) / float64(r.Predicted)
 		}
-		if len(truth) > 0 {
-			r.Recall = float64(r.TP) / float64(len(truth))
+		if truth.duplicates > 0 {
+			r.Recall = float64(r.TP) / float64(truth.duplicates)
 		}
 		if r.Precision+r.Recall > 0 {
 			r.F1 = 2 * r.Precision * r.Recall / (r.Precision + r.Recall)
@@ -227,7 +240,7 @@ func (c *evalCmd) run(e *env, args []string) error {
 			w.Write(append(b, '\n'))
 		}
 	} else {
-		fmt.Fprintf(w, "%d labelled duplicate pairs; %d pairs found by the run\n", len(truth), len(found))
+		fmt.Fprintf(w, "%d labelled duplicate pairs; %d pairs found by the run\n", truth.duplicates, len(found))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "threshold\tpredicted\tTP\tFP\tFN\tprecision\trecall\tF1\t")
 		for _, r := range rows {
@@ -241,14 +254,31 @@ func (c *evalCmd) run(e *env, args []string) error {
 	return nil
 }
 
-// readLabels reads labelled duplicate pairs (TSV/CSV) or clusters (JSONL).
-func readLabels(e *env, name string, threshold float64) (map[pairKey]bool, error) {
+// labels are the labelled pairs of a file: each pair's score (1 for a cluster's pairs and
+// lines without a score), the pairs scored at least the threshold (the duplicates), and
+// whether any pair came without a score.
+type labels struct {
+	pairs      map[pairKey]float64
+	duplicates int
+	unscored   bool
+}
+
+// readLabels reads labelled pairs (TSV/CSV) or clusters (JSONL).
+func readLabels(e *env, name string, threshold float64) (labels, error) {
 	r, shown, closeInput, err := openInput(e, name)
 	if err != nil {
-		return nil, err
+		return labels{}, err
 	}
 	defer closeInput()
-	truth := map[pairKey]bool{}
+	truth := labels{pairs: map[pairKey]float64{}}
+	add := func(k pairKey, s float64) {
+		if old, ok := truth.pairs[k]; !ok || s > old {
+			if (!ok || old < threshold) && s >= threshold {
+				truth.duplicates++
+			}
+			truth.pairs[k] = s
+		}
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxDocLine)
 	for line := 1; sc.Scan(); line++ {
@@ -263,13 +293,14 @@ func readLabels(e *env, name string, threshold float64) (map[pairKey]bool, error
 				} `json:"members"`
 			}
 			if err := json.Unmarshal([]byte(text), &c); err != nil {
-				return nil, fmt.Errorf("%s:%d: not a cluster object: %v", shown, line, err)
+				return labels{}, fmt.Errorf("%s:%d: not a cluster object: %v", shown, line, err)
 			}
 			for i, a := range c.Members {
 				for _, b := range c.Members[i+1:] {
-					truth[newPairKey(a.ID, b.ID)] = true
+					add(newPairKey(a.ID, b.ID), 1)
 				}
 			}
+			truth.unscored = true
 			continue
 		}
 		sep := "\t"
@@ -278,24 +309,25 @@ func readLabels(e *env, name string, threshold float64) (map[pairKey]bool, error
 		}
 		f := strings.Split(text, sep)
 		if len(f) < 2 {
-			return nil, fmt.Errorf("%s:%d: want two ids (and a score) separated by tabs or commas", shown, line)
+			return labels{}, fmt.Errorf("%s:%d: want two ids (and a score) separated by tabs or commas", shown, line)
 		}
+		score := 1.0
 		if len(f) >= 3 {
 			s, err := strconv.ParseFloat(strings.TrimSpace(f[2]), 64)
 			if err != nil {
 				if line == 1 {
 					continue // the header
 				}
-				return nil, fmt.Errorf("%s:%d: score %q is not a number", shown, line, f[2])
+				return labels{}, fmt.Errorf("%s:%d: score %q is not a number", shown, line, f[2])
 			}
-			if s < threshold {
-				continue
-			}
+			score = s
+		} else {
+			truth.unscored = true
 		}
-		truth[newPairKey(strings.TrimSpace(f[0]), strings.TrimSpace(f[1]))] = true
+		add(newPairKey(strings.TrimSpace(f[0]), strings.TrimSpace(f[1])), score)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", shown, err)
+		return labels{}, fmt.Errorf("reading %s: %w", shown, err)
 	}
 	return truth, nil
 }

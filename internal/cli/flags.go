@@ -16,6 +16,7 @@ type textFlags struct {
 	unit                             shingle.Unit
 	kShingle                         int
 	keepCase, keepPunct, keepAccents bool
+	splitPunct                       bool
 	maskNumbers, stopWords, noCJK    bool
 }
 
@@ -24,6 +25,7 @@ func (f *textFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.kShingle, "k-shingle", 0, "make shingles of `N` units, 1 to 1024 (default 0: the shingle package's\ndefault, 5 words or 5 characters)")
 	fs.BoolVar(&f.keepCase, "keep-case", false, "text pipeline: do not fold case (default false)")
 	fs.BoolVar(&f.keepPunct, "keep-punct", false, "text pipeline: keep punctuation and symbols (default false)")
+	fs.BoolVar(&f.splitPunct, "split-punct", false, "text pipeline: split words at the punctuation inside them (\"a.b\" is two\nwords), as the regular expression \\w+ does (default false)")
 	fs.BoolVar(&f.keepAccents, "keep-accents", false, "text pipeline: do not fold accents (default false)")
 	fs.BoolVar(&f.maskNumbers, "mask-numbers", false, "text pipeline: make all numbers, dates and times alike (default false)")
 	fs.BoolVar(&f.stopWords, "stop-words", false, "text pipeline: remove English stop words (default false)")
@@ -45,7 +47,7 @@ func (f *textFlags) check() error {
 func (f *textFlags) options(w shingle.Weighting) shingle.Options {
 	return shingle.Options{
 		Unit: f.unit, K: f.kShingle, Weighting: w,
-		KeepCase: f.keepCase, KeepPunct: f.keepPunct, KeepAccents: f.keepAccents,
+		KeepCase: f.keepCase, KeepPunct: f.keepPunct, KeepAccents: f.keepAccents, SplitPunct: f.splitPunct,
 		MaskNumbers: f.maskNumbers, RemoveStopWords: f.stopWords, NoCJK: f.noCJK,
 	}
 }
@@ -53,7 +55,7 @@ func (f *textFlags) options(w shingle.Weighting) shingle.Options {
 // changed reports whether any flag but --unit and --k-shingle differs from its default:
 // a command whose pipeline only takes the shingle shape says so instead of ignoring it.
 func (f *textFlags) changed() bool {
-	return f.keepCase || f.keepPunct || f.keepAccents || f.maskNumbers || f.stopWords || f.noCJK
+	return f.keepCase || f.keepPunct || f.splitPunct || f.keepAccents || f.maskNumbers || f.stopWords || f.noCJK
 }
 
 // k returns the shingle size in effect: --k-shingle, or the package default for the unit.
@@ -75,6 +77,7 @@ func (f *textFlags) describe() string {
 func (f *textFlags) parameters(p map[string]any) {
 	p["shingles"] = f.describe()
 	p["keep_case"], p["keep_punct"], p["keep_accents"] = f.keepCase, f.keepPunct, f.keepAccents
+	p["split_punct"] = f.splitPunct
 	p["mask_numbers"], p["stop_words"], p["no_cjk"] = f.maskNumbers, f.stopWords, f.noCJK
 }
 
