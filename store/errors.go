@@ -9,3 +9,8 @@ var ErrClosed = errors.New("store: closed")
 // errNoID is Memory.NextID's error once a record id or an id it returned is the largest
 // uint64; callers have nothing to do about it but start a new store, so it is no class.
 var errNoID = errors.New("store: no id left: a record id or an id NextID returned is the largest uint64")
+
+// ErrConflict reports that Conditional.ApplyIf applied nothing because a condition did
+// not hold: another writer changed a posting the caller read. Read again and decide
+// again. Test for it with errors.Is.
+var ErrConflict = errors.New("store: conflict: a posting the batch was conditioned on changed since it was read")

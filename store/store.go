@@ -144,3 +144,23 @@ func (b *Batch) Reset() {
 	b.ops = b.ops[:0]
 	b.data = b.data[:0]
 }
+
+// Cond is a condition of Conditional.ApplyIf: the postings of (Namespace, Key) are
+// exactly IDs (in any order; none for an empty posting).
+type Cond struct {
+	Namespace Namespace
+	Key       []byte
+	IDs       []uint64
+}
+
+// Conditional is a Store that several processes write at once, such as a Redis Cluster
+// shared by service replicas: a writer's in-process lock no longer orders every write,
+// so a decision read from the store is committed only if what it read still holds.
+type Conditional interface {
+	Store
+	// ApplyIf applies b as Apply does, but only if every condition holds when it
+	// applies, atomically with it; otherwise it applies nothing and returns an error
+	// wrapping ErrConflict. Each condition's key must be one that b adds to or removes
+	// from. ApplyIf does not keep b or conds.
+	ApplyIf(b *Batch, conds []Cond) error
+}

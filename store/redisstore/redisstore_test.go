@@ -1,0 +1,151 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/store"
+	"github.com/neardup/neardup/store/storetest"
+)
+
+// TestCluster runs every test that needs a cluster on one: starting it takes seconds.
+// Each store gets a key prefix of its own, so each starts empty.
+func TestCluster(t *testing.T) {
+	c := redistest.Start(t)
+	var n atomic.Int64
+	open := func(t *testing.T, opt Options) *DB {
+		t.Helper()
+		opt.Addrs = c.Addrs
+		opt.Prefix = fmt.Sprintf("t%d", n.Add(1))
+		db, err := Open(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	t.Run("Conformance", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{}) })
+	})
+	t.Run("Wait", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{Wait: 1}) })
+	})
+	t.Run("WaitTooMany", func(t *testing.T) {
+		db := open(t, Options{Wait: 2, WaitTimeout: 50e6})
+		var b store.Batch
+		b.Add(1, []byte("k"), 1)
+		if err := db.Apply(&b); !errors.Is(err, ErrWait) {
+			t.Errorf("Apply waiting for 2 replicas of masters with 1: %v, want ErrWait", err)
+		}
+	})
+	t.Run("ApplyIf", func(t *testing.T) { testApplyIf(t, open(t, Options{})) })
+	t.Run("Race", func(t *testing.T) {
+		a := open(t, Options{})
+		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		testRace(t, a, b)
+	})
+	t.Run("CheckConfig", func(t *testing.T) {
+		db := open(t, Options{})
+		ctx := context.Background()
+		if w, err := db.CheckConfig(ctx); err != nil || len(w) != 0 {
+			t.Fatalf("CheckConfig on the test cluster = %q, %v; want no warning", w, err)
+		}
+		if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			return n.ConfigSet(ctx, "appendfsync", "no").Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		defer db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			return n.ConfigSet(ctx, "appendfsync", "everysec").Err()
+		})
+		w, err := db.CheckConfig(ctx)
+		if err != nil || len(w) != redistest.Masters || !strings.Contains(w[0], "appendfsync is no") {
+			t.Errorf("CheckConfig with appendfsync no = %q, %v; want one warning a master", w, err)
+		}
+	})
+}
+
+// testApplyIf checks that a condition that holds applies the batch, and one that does
+// not applies none of it.
+func testApplyIf(t *testing.T, db *DB) {
+	var b store.Batch
+	b.Add(1, []byte("url"), 5)
+	b.PutRecord(5, []byte("five"))
+	if err := db.ApplyIf(&b, []store.Cond{{Namespace: 1, Key: []byte("url")}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	b.Remove(1, []byte("url"), 5)
+	b.Add(1, []byte("url"), 6)
+	b.PutRecord(6, []byte("six"))
+	if err := db.ApplyIf(&b, []store.Cond{{Namespace: 1, Key: []byte("url")}}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("ApplyIf on an empty posting that holds 5: %v, want ErrConflict", err)
+	}
+	if ids := storetest.IDs(t, db, 1, []byte("url")); !slices.Equal(ids, []uint64{5}) {
+		t.Errorf("after the conflict, url holds %v, want [5]", ids)
+	}
+	if _, ok, _ := db.Record(6); ok {
+		t.Errorf("after the conflict, record 6 exists")
+	}
+	if err := db.ApplyIf(&b, []store.Cond{{Namespace: 1, Key: []byte("url"), IDs: []uint64{5}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := storetest.IDs(t, db, 1, []byte("url")); !slices.Equal(ids, []uint64{6}) {
+		t.Errorf("url holds %v, want [6]", ids)
+	}
+	b.Reset()
+	b.Add(1, []byte("other"), 1)
+	if err := db.ApplyIf(&b, []store.Cond{{Namespace: 1, Key: []byte("url")}}); !errors.Is(err, ErrOptions) {
+		t.Errorf("ApplyIf conditioned on a key it does not write: %v, want ErrOptions", err)
+	}
+}
+
+// testRace has two stores (two processes' clients) claim the same keys at once, each
+// claim a batch that posts its id under an exact key and a URL key (in other slots) and
+// puts its record, on the condition that both keys are empty: of every pair exactly one
+// wins, and the keys hold the winner and nothing else.
+func testRace(t *testing.T, a, b *DB) {
+	const races = 300
+	for i := range races {
+		url, exact := fmt.Appendf(nil, "u%d", i), fmt.Appendf(nil, "e%d", i)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for j, db := range []*DB{a, b} {
+			wg.Go(func() {
+				id := uint64(2*i + j + 1)
+				var bt store.Batch
+				bt.Add(1, url, id)
+				bt.Add(2, exact, id)
+				bt.PutRecord(id, []byte("r"))
+				errs[j] = db.ApplyIf(&bt, []store.Cond{{Namespace: 1, Key: url}, {Namespace: 2, Key: exact}})
+			})
+		}
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, store.ErrConflict):
+				t.Fatalf("race %d: %v", i, err)
+			}
+		}
+		u, e := storetest.IDs(t, a, 1, url), storetest.IDs(t, b, 2, exact)
+		if wins != 1 || len(u) != 1 || !slices.Equal(u, e) {
+			t.Fatalf("race %d: %d winners (%v); url holds %v, exact %v", i, wins, errs, u, e)
+		}
+	}
+}
