@@ -67,6 +67,11 @@ require (
 	// Prometheus' histogram_quantile cannot read; client_golang is already in the build
 	// through pebble, so it adds no module.
 	github.com/prometheus/client_golang v1.16.0
+	// go-redis: package store/redisstore, the Redis Cluster backend (neardup serve
+	// --redis). Redis's own maintained client; its ClusterClient follows MOVED and ASK
+	// redirects, routes pipelines by slot (one round trip per master) and reloads the
+	// slot map after a failover, none of which is ours to hand-write.
+	github.com/redis/go-redis/v9 v9.23.0
 	// progressbar: neardup dedup's progress on a terminal (bytes of total, MB/s, ETA);
 	// widely used and maintained, and drawing a throttled, width-aware bar is not ours
 	// to hand-write.
@@ -74,8 +79,6 @@ require (
 	// x/term: whether standard error is a terminal, so that the bar shows only there.
 	golang.org/x/term v0.47.0
 )
-
-require github.com/redis/go-redis/v9 v9.23.0
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect
