@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -120,6 +121,11 @@ type Detector struct {
 	moveFailed  time.Time
 	moves       sync.WaitGroup // the background moves, for tests
 	moveHook    func()         // if set, moveBands calls it at each record it reads; tests hold it there
+	// shared reports a store other processes write too (store.Conditional, such as
+	// Redis Cluster): the detector keeps no accelerator, reads every verdict's postings
+	// from the store, and commits an add only if the URL, exact and document-id
+	// postings it read still hold (see sharedCommit).
+	shared bool
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
@@ -209,6 +215,9 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}
+	if _, ok := s.(store.Conditional); ok {
+		return d.openShared()
+	}
 	if err := s.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
 		return nil, storeErr(err)
 	}
@@ -220,6 +229,34 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	}
 	// Two keys a document (URL, main text), with room for as many again.
 	if d.filter, err = d.fillFilter(max(o.Expected, 4*d.count)); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// openShared finishes OpenDetector on a store that other processes write too: it reads
+// nothing in full, so a replica is ready in the time of a few round trips. Near
+// candidates come from the band postings in the store alone (an in-memory SimHash
+// index would hold only this process's documents), so the options must keep MinHash.
+func (d *Detector) openShared() (*Detector, error) {
+	if d.opt.NoMinHash || d.opt.Near == NearSimHash {
+		return nil, fmt.Errorf("%w: a shared store finds near duplicates by the LSH band postings it holds: use a Near that takes MinHash (any, minhash, both), without NoMinHash", ErrOptions)
+	}
+	d.shared = true
+	d.sim = nil
+	if err := d.st.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
+		return nil, storeErr(err)
+	}
+	if !d.bandsStored {
+		var b store.Batch
+		b.Add(nsState, bandsKey, 1)
+		if err := d.st.Apply(&b); err != nil {
+			return nil, storeErr(err)
+		}
+		d.bandsStored = true
+	}
+	var err error
+	if d.filter, err = NewKeyFilter(max(d.opt.Expected, 1), d.opt.FilterRate); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -563,6 +600,16 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	d.mu.Lock()
 	v, wrote, err := d.commitAdd(&e, now, gen, p)
 	d.mu.Unlock()
+	// On a shared store another process changed what the reads found: read again and
+	// decide again, as if this add had come after it.
+	for try := 0; d.shared && errors.Is(err, store.ErrConflict) && try < maxConflicts; try++ {
+		if p, err = d.gather(&e, d.hints(&e)); err != nil {
+			return Verdict{}, err
+		}
+		d.mu.Lock()
+		v, wrote, err = d.commitAdd(&e, now, d.gen, p)
+		d.mu.Unlock()
+	}
 	if err == nil && wrote {
 		if err = d.st.Sync(); err != nil {
 			err = storeErr(err)
@@ -574,6 +621,27 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	return v, nil
 }
 
+// maxConflicts bounds how often an add on a shared store reads again after a conflict;
+// each conflict means another process added a document with the same id, URL or main
+// text meanwhile, so a few suffice unless one key is hammered.
+const maxConflicts = 64
+
+// conds returns the conditions of an add of e on a shared store: the postings of its
+// document id, URL and main text hold what gather read (the main text's only when it
+// read them all: past maxGroup the verdict is a duplicate whichever copies are read).
+// With them, of two processes adding the same URL or content at once, one commits and
+// the other reads again and finds it.
+func (d *Detector) conds(e *Entry, p *plan) []store.Cond {
+	cs := []store.Cond{{Namespace: nsDoc, Key: []byte(e.ID), IDs: p.docIDs}}
+	if e.URL != "" {
+		cs = append(cs, store.Cond{Namespace: nsURL, Key: []byte(e.URL), IDs: p.urlIDs})
+	}
+	if p.mainAll {
+		cs = append(cs, store.Cond{Namespace: nsMain, Key: e.Main[:], IDs: p.mainIDs})
+	}
+	return cs
+}
+
 // plan is what gather found for an entry: the stored document with its id (which an add
 // replaces), the one with its URL (seen: the same content, a URL duplicate; replaced:
 // other content, which an add replaces), and the stored documents with the same main
@@ -581,6 +649,11 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 type plan struct {
 	self, seen, replaced *Stored
 	exact, near          []*Stored
+	// docIDs, urlIDs and mainIDs are the ids gather read under the entry's document id,
+	// URL and main text (mainAll: all of them): on a shared store, an add is committed
+	// only if those postings still hold them.
+	docIDs, urlIDs, mainIDs []uint64
+	mainAll                 bool
 }
 
 // change is one write of the detector, kept for the adds whose reads ran meanwhile.
@@ -619,7 +692,7 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	if err := d.sweep(now); err != nil {
 		return v, false, err
 	}
-	if d.gen != gen {
+	if d.gen != gen && !d.shared {
 		if cs, ok := d.since(gen); !ok || !d.merge(e, &p, cs) {
 			if p, err = d.gather(e, d.hints(e)); err != nil {
 				return v, false, err
@@ -671,7 +744,12 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	}
 	r := &Stored{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
 	bandKeys := d.putOps(&b, r)
-	if err := d.st.Write(&b); err != nil {
+	if d.shared {
+		err = d.st.(store.Conditional).ApplyIf(&b, d.conds(e, &p))
+	} else {
+		err = d.st.Write(&b)
+	}
+	if err != nil {
 		return v, false, storeErr(err)
 	}
 	for _, o := range old {
@@ -735,24 +813,29 @@ type keyHints struct{ url, main bool }
 // every write logged so far, so an add that takes its hints with its generation misses
 // no key but those of later writes, which it merges or reads again.
 func (d *Detector) hints(e *Entry) keyHints {
+	if d.shared {
+		// Other processes add keys this filter never sees.
+		return keyHints{url: e.URL != "", main: true}
+	}
 	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: d.filter.HasExact(e.Main)}
 }
 
 // gather reads what the verdict of e depends on (see plan), given the key filter's hints.
 func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 	var p plan
-	self, err := d.byKey(nsDoc, []byte(e.ID))
+	self, ids, err := d.byKeyIDs(nsDoc, []byte(e.ID))
 	if err != nil {
 		return p, err
 	}
-	p.self = self
+	p.self, p.docIDs = self, ids
 
 	// 1. The URL.
 	if h.url {
-		old, err := d.byKey(nsURL, []byte(e.URL))
+		old, ids, err := d.byKeyIDs(nsURL, []byte(e.URL))
 		if err != nil {
 			return p, err
 		}
+		p.urlIDs = ids
 		if old != nil {
 			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
 				p.seen = old
@@ -768,7 +851,9 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 	// 2 and 3. Exact, then near.
 	if h.main {
 		var loadErr error
+		p.mainAll = true
 		err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
+			p.mainIDs = append(p.mainIDs, seq)
 			if skip(seq) {
 				return true
 			}
@@ -780,7 +865,11 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 			if r != nil {
 				p.exact = append(p.exact, r)
 			}
-			return len(p.exact) < maxGroup
+			if len(p.exact) < maxGroup {
+				return true
+			}
+			p.mainAll = false
+			return false
 		})
 		if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
 			return p, err
@@ -852,15 +941,22 @@ func storeErrOrNil(err error) error {
 // byKey returns the stored document posted under (ns, key) for a namespace with at most
 // one (nsDoc, nsURL), or nil.
 func (d *Detector) byKey(ns store.Namespace, key []byte) (*Stored, error) {
-	var seq uint64
-	found := false
-	if err := d.st.IDs(ns, key, func(id uint64) bool { seq, found = id, true; return false }); err != nil {
-		return nil, storeErr(err)
+	r, _, err := d.byKeyIDs(ns, key)
+	return r, err
+}
+
+// byKeyIDs is byKey that also returns every id posted under the key: one, or on a
+// shared store, more while a race is being settled.
+func (d *Detector) byKeyIDs(ns store.Namespace, key []byte) (*Stored, []uint64, error) {
+	var ids []uint64
+	if err := d.st.IDs(ns, key, func(id uint64) bool { ids = append(ids, id); return d.shared }); err != nil {
+		return nil, nil, storeErr(err)
 	}
-	if !found {
-		return nil, nil
+	if len(ids) == 0 {
+		return nil, nil, nil
 	}
-	return d.load(seq)
+	r, err := d.load(ids[0])
+	return r, ids, err
 }
 
 // load returns the stored document with the record id, or nil when there is none.
@@ -941,6 +1037,9 @@ func (d *Detector) bandKeysOf(e *Entry) []uint64 {
 
 // index adds a stored document to the accelerators once its batch is written.
 func (d *Detector) index(r *Stored, bandKeys []uint64) {
+	if d.shared {
+		return
+	}
 	if d.indexed(&r.Entry) && !d.opt.NoSimHash {
 		d.sim.Add(r.seq, r.SimHash)
 	}
@@ -955,6 +1054,9 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 // written (the band filter cannot forget).
 func (d *Detector) unindex(r *Stored) {
 	d.recs.drop(r.seq)
+	if d.shared {
+		return
+	}
 	d.sim.Remove(r.seq)
 	d.bandIdx.remove(d.bandKeysOf(&r.Entry), r.seq)
 }
@@ -1047,7 +1149,7 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 		}
 		return true
 	}
-	if near != NearMinHash && !d.opt.NoSimHash {
+	if near != NearMinHash && !d.opt.NoSimHash && !d.shared {
 		ms, err := d.sim.Query(e.SimHash, d.opt.Distance)
 		if err != nil {
 			return nil, err
@@ -1060,7 +1162,7 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 	}
 	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
 		keys := lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
-		if ids, ok := d.bandIdx.appendIDs(nil, keys); ok {
+		if ids, ok := d.bandIdx.appendIDs(nil, keys); ok && !d.shared {
 			for _, id := range ids {
 				if consider(id); failed != nil {
 					return nil, failed
@@ -1069,7 +1171,7 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 			return out, nil
 		}
 		for _, k := range keys {
-			if !d.bandKeys.mayHave(k) {
+			if !d.shared && !d.bandKeys.mayHave(k) {
 				continue
 			}
 			if err := d.st.IDs(nsBand, be64(k), consider); err != nil {

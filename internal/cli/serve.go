@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/store/pebblestore"
+	"github.com/neardup/neardup/store/redisstore"
 )
 
 var serveCommand = &command{
@@ -76,6 +77,7 @@ type serveCmd struct {
 	maxAge          time.Duration
 	keep            string
 	noExtract       bool
+	redis           redisFlags
 }
 
 // envName returns the environment variable of a flag.
@@ -109,6 +111,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.DurationVar(&c.maxAge, "max-age", 0, "forget documents not seen for longer than `D` (default 0s: never)")
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	c.redis.define(fs)
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
 }
 
@@ -158,10 +161,25 @@ type serveConfig struct {
 	data      string
 	cacheSize int64
 	opt       neardup.Options
+	redis     *redisstore.Options // nil: the pebble store in data
 }
 
 // storeKind is what openDetector keeps the index in, for /v1/stats.
-const storeKind = "pebble"
+func (cfg serveConfig) storeKind() string {
+	if cfg.redis != nil {
+		return "redis"
+	}
+	return "pebble"
+}
+
+// storePath is where the index lives: the data directory, or the Redis nodes given
+// (without credentials).
+func (cfg serveConfig) storePath() string {
+	if cfg.redis != nil {
+		return strings.Join(cfg.redis.Addrs, ",")
+	}
+	return cfg.data
+}
 
 // defaultCacheSize is --cache-size's default: enough for the hot blocks of a few million
 // documents' postings.
@@ -175,7 +193,10 @@ const defaultMemoryLimit = 1216 << 20
 
 // openDetector opens the pebble store at cfg.data (creating it when the directory is
 // empty or absent) and the detector over it, and returns what closes the store.
-func openDetector(cfg serveConfig) (*neardup.Detector, io.Closer, error) {
+func openDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, io.Closer, error) {
+	if cfg.redis != nil {
+		return openRedisDetector(cfg, log)
+	}
 	s, err := pebblestore.Open(cfg.data, pebblestore.Options{CacheSize: cfg.cacheSize})
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +232,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	}
 	srv, err := server.New(server.Config{
 		Tokens: tokens, MaxBody: int64(c.maxBody), MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
-		Timeout: c.timeout, Logger: log, StorePath: cfg.data, StoreKind: storeKind,
+		Timeout: c.timeout, Logger: log, StorePath: cfg.storePath(), StoreKind: cfg.storeKind(),
 	})
 	if err != nil {
 		return usagef("%v", err)
@@ -240,16 +261,16 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	} else if ok, _ := limitMallocArenas(serveArenas); ok {
 		arenas = strconv.Itoa(serveArenas)
 	}
-	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
+	log.Info("loading the index", "data", cfg.storePath(), "store", cfg.storeKind(), "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
 	start := time.Now()
-	d, closer, err := openDetector(cfg)
+	d, closer, err := openDetector(cfg, log)
 	if err != nil {
 		srv.Shutdown(context.Background())
 		<-served
-		return fmt.Errorf("opening the index at %s: %w", cfg.data, err)
+		return fmt.Errorf("opening the index at %s: %w", cfg.storePath(), err)
 	}
 	copyOn, copyBytes := d.BandCopy()
 	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds(),
@@ -369,6 +390,9 @@ func (c *serveCmd) config() (serveConfig, error) {
 	}
 	if _, err := neardup.NewFingerprinter(cfg.opt); err != nil {
 		return cfg, usagef("%v", err)
+	}
+	if cfg.redis, err = c.redis.options(); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
