@@ -123,8 +123,8 @@ type Detector struct {
 	moveHook    func()         // if set, moveBands calls it at each record it reads; tests hold it there
 	// shared reports a store other processes write too (store.Conditional, such as
 	// Redis Cluster): the detector keeps no accelerator, reads every verdict's postings
-	// from the store, and commits an add only if the URL, exact and document-id
-	// postings it read still hold (see sharedCommit).
+	// from the store, and commits an add only if the document-id, URL, main-text and
+	// band postings it read still hold (see conds).
 	shared bool
 
 	mu      sync.Mutex // serializes writers from their merge to Write
@@ -639,6 +639,9 @@ func (d *Detector) conds(e *Entry, p *plan) []store.Cond {
 	if p.mainAll {
 		cs = append(cs, store.Cond{Namespace: nsMain, Key: e.Main[:], IDs: p.mainIDs})
 	}
+	for _, b := range p.bands {
+		cs = append(cs, store.Cond{Namespace: nsBand, Key: be64(b.key), IDs: b.ids})
+	}
 	return cs
 }
 
@@ -654,6 +657,17 @@ type plan struct {
 	// only if those postings still hold them.
 	docIDs, urlIDs, mainIDs []uint64
 	mainAll                 bool
+	// bands are the band postings nearStored read, on a shared store: an add is
+	// committed only if they still hold, so that of two near copies added at once
+	// through two processes, the second reads again and finds the first (they share a
+	// band key whenever either would find the other).
+	bands []bandRead
+}
+
+// bandRead is a band key and the ids read under it.
+type bandRead struct {
+	key uint64
+	ids []uint64
 }
 
 // change is one write of the detector, kept for the adds whose reads ran meanwhile.
@@ -876,7 +890,11 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 		}
 	}
 	if len(p.exact) == 0 {
-		p.near, err = d.nearStored(e, d.opt.Near, skip)
+		var bands *[]bandRead
+		if d.shared {
+			bands = &p.bands
+		}
+		p.near, err = d.nearStored(e, d.opt.Near, skip, bands)
 	}
 	return p, err
 }
@@ -1121,7 +1139,7 @@ func (d *Detector) near(m Match, near Near) bool {
 // skip reports. Candidates come from the SimHash tables (whose postings are the permuted
 // fingerprints themselves, so a candidate is checked against the distance before any
 // record is read) and the band postings; each is read and checked against both measures.
-func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) ([]*Stored, error) {
+func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool, bands *[]bandRead) ([]*Stored, error) {
 	if e.Words < d.opt.MinWords {
 		return nil, nil
 	}
@@ -1174,7 +1192,13 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 			if !d.shared && !d.bandKeys.mayHave(k) {
 				continue
 			}
-			if err := d.st.IDs(nsBand, be64(k), consider); err != nil {
+			read := consider
+			if bands != nil {
+				*bands = append(*bands, bandRead{key: k})
+				b := &(*bands)[len(*bands)-1]
+				read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
+			}
+			if err := d.st.IDs(nsBand, be64(k), read); err != nil {
 				return nil, storeErr(err)
 			}
 			if failed != nil {
@@ -1228,7 +1252,7 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 		near = NearSimHash
 	}
 	e := Entry{Fingerprints: Fingerprints{SimHash: q.SimHash, MinHash: q.MinHash, Words: d.opt.MinWords}}
-	found, err := d.nearStored(&e, near, func(uint64) bool { return false })
+	found, err := d.nearStored(&e, near, func(uint64) bool { return false }, nil)
 	if err != nil {
 		return nil, err
 	}
