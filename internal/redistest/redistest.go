@@ -78,6 +78,11 @@ func Start(t testing.TB) *Cluster {
 	for i, a := range c.Addrs {
 		c.waitFor(t, a, []string{"cluster", "info"}, "cluster_state:ok", filepath.Join(dir, strconv.Itoa(i), "log"))
 	}
+	// A replica syncs with its master after the cluster forms; until then WAIT counts
+	// no replica.
+	for i, a := range c.Addrs {
+		c.waitFor(t, a, []string{"info", "replication"}, "connected_slaves:"+strconv.Itoa(Replicas)+"|master_link_status:up", filepath.Join(dir, strconv.Itoa(i), "log"))
+	}
 	return c
 }
 
@@ -91,16 +96,18 @@ func fail(t testing.TB, format string, args ...any) {
 	t.Skipf(format+" (the test needs a local Redis Cluster)", args...)
 }
 
-// waitFor runs redis-cli args against addr until its output contains want, for up to
-// 30 s; then it fails with the node's log.
+// waitFor runs redis-cli args against addr until its output contains want (or one of
+// its alternatives, separated by |), for up to 30 s; then it fails with the node's log.
 func (c *Cluster) waitFor(t testing.TB, addr string, args []string, want, logFile string) {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(addr)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		out, err := exec.Command(c.cli, append([]string{"-h", host, "-p", port}, args...)...).CombinedOutput()
-		if err == nil && bytes.Contains(out, []byte(want)) {
-			return
+		for w := range strings.SplitSeq(want, "|") {
+			if err == nil && bytes.Contains(out, []byte(w)) {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(logFile)
