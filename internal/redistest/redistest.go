@@ -26,6 +26,7 @@ type Cluster struct {
 	// creation (it makes the first len(Addrs)/2 masters).
 	Addrs []string
 	procs []*exec.Cmd
+	args  [][]string // each node's redis-server command line, for Restart
 	cli   string
 }
 
@@ -65,6 +66,7 @@ func Start(t testing.TB) *Cluster {
 			fail(t, "redistest: start redis-server: %v", err)
 		}
 		c.procs = append(c.procs, cmd)
+		c.args = append(c.args, cmd.Args)
 		c.Addrs = append(c.Addrs, addr)
 	}
 	for i, a := range c.Addrs {
@@ -134,6 +136,20 @@ func (c *Cluster) Kill(i int) error {
 		return err
 	}
 	_ = p.Wait() // a killed process reports "signal: killed"
+	return nil
+}
+
+// Restart starts node i again after Kill, with its data and its nodes.conf: it rejoins
+// the cluster, as a replica if another node took over its slots meanwhile.
+func (c *Cluster) Restart(i int) error {
+	if c.procs[i] != nil {
+		return fmt.Errorf("redistest: node %d is running", i)
+	}
+	cmd := exec.Command(c.args[i][0], c.args[i][1:]...)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("redistest: restart node %d: %w", i, err)
+	}
+	c.procs[i] = cmd
 	return nil
 }
 

@@ -357,7 +357,7 @@ func (db *DB) ApplyIf(b *store.Batch, conds []store.Cond) error {
 	for {
 		err := db.try(ctx, newTxn(start), ws, maxID, puts)
 		if !errors.Is(err, errWounded) {
-			return err
+			return db.reloadOn(err)
 		}
 		// An older transaction took a key this one held: start again, keeping the
 		// start time, so that this one ages and wins in the end.
@@ -560,6 +560,17 @@ func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool
 	return nil
 }
 
+// reloadOn returns err, and when it is not an answer from Redis (a node that does not
+// answer, as a dead master after its failover), asks the client to read the slot map
+// again: it learns of a failover from a MOVED answer, which a dead node never gives.
+func (db *DB) reloadOn(err error) error {
+	var answer redis.Error
+	if err != nil && !errors.Is(err, store.ErrConflict) && !errors.As(err, &answer) {
+		db.c.ReloadState(context.Background())
+	}
+	return err
+}
+
 // committedTxn reports whether txn committed, from the cache or its status key.
 func (db *DB) committedTxn(ctx context.Context, txn string) (bool, error) {
 	db.mu.Lock()
@@ -650,7 +661,7 @@ func (db *DB) Record(id uint64) ([]byte, bool, error) {
 	ctx := context.Background()
 	h, err := db.c.HGetAll(ctx, db.recordKey(id)).Result()
 	if err != nil {
-		return nil, false, fmt.Errorf("redisstore: record %d: %w", id, err)
+		return nil, false, db.reloadOn(fmt.Errorf("redisstore: record %d: %w", id, err))
 	}
 	return db.visibleRecord(ctx, h)
 }
@@ -665,7 +676,7 @@ func (db *DB) IDs(ns store.Namespace, key []byte, fn func(id uint64) bool) error
 	ctx := context.Background()
 	h, err := db.c.HGetAll(ctx, db.postingKey(ns, key)).Result()
 	if err != nil {
-		return fmt.Errorf("redisstore: ids: %w", err)
+		return db.reloadOn(fmt.Errorf("redisstore: ids: %w", err))
 	}
 	ids, err := db.visibleIDs(ctx, h)
 	if err != nil {
@@ -832,7 +843,7 @@ func (db *DB) NextID() (uint64, error) {
 		if strings.Contains(err.Error(), "NOID") {
 			return 0, errNoID
 		}
-		return 0, fmt.Errorf("redisstore: next id: %w", err)
+		return 0, db.reloadOn(fmt.Errorf("redisstore: next id: %w", err))
 	}
 	if len(s) != 8 {
 		return 0, fmt.Errorf("redisstore: next id: counter of %d bytes", len(s))
