@@ -57,7 +57,9 @@ func TestServeRedis(t *testing.T) {
 		var vs [2]string
 		var wg sync.WaitGroup
 		for j := range 2 {
-			wg.Go(func() { vs[j] = post(bases[j], fmt.Sprintf("r%d-%d", i, j), fmt.Sprintf("race number %d of the serve test", i)) })
+			wg.Go(func() {
+				vs[j] = post(bases[j], fmt.Sprintf("r%d-%d", i, j), fmt.Sprintf("race number %d of the serve test", i))
+			})
 		}
 		wg.Wait()
 		if (vs[0] == "unique") == (vs[1] == "unique") {
