@@ -1389,7 +1389,20 @@ func (d *Detector) Len() int {
 // hash (see KeyFilter): a client that finds neither of a page's keys in it knows the page
 // is not a URL or exact duplicate without asking. It costs a copy of the filter (1.2 MB
 // at the defaults).
+//
+// On a shared store (see OpenDetector) the detector keeps no filter, as other processes
+// add keys it never sees: Prescreen fills one from the store each call, a scan of every
+// URL and main-text key, seconds a million documents. If the scan fails, it returns a
+// filter that holds every key, which costs clients lookups, never a missed duplicate.
 func (d *Detector) Prescreen() *KeyFilter {
+	if d.shared {
+		f, err := d.fillFilter(d.opt.Expected)
+		if err != nil {
+			f, _ = NewKeyFilter(1, d.opt.FilterRate)
+			f.f.BitSet().SetAll()
+		}
+		return f
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.filter.clone()

@@ -76,7 +76,7 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 		}
 		return v
 	}
-	check(a, Document{ID: "1", URL: "https://a.example/x", Text: text}, Unique)
+	x := check(a, Document{ID: "1", URL: "https://a.example/x", Text: text}, Unique).URL
 	check(b, Document{ID: "2", URL: "https://a.example/x", Text: text}, URLDuplicate)
 	check(b, Document{ID: "3", URL: "https://a.example/y", Text: text}, ExactDuplicate)
 	near := strings.Join(append(words(7, 200)[:195], "changed", "a", "few", "words", "here"), " ")
@@ -92,6 +92,15 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 	}
 	if _, ok, err := b.Get("4"); ok || err != nil {
 		t.Errorf("Get(4) after the other replica removed it = %v, %v", ok, err)
+	}
+	// The pre-screen holds what every replica added.
+	f := a.Prescreen()
+	w := check(b, Document{ID: "5", URL: "https://a.example/w", Text: "a text of its own, once"}, Unique).URL
+	if !f.HasURL(x) || f.HasURL(w) {
+		t.Errorf("the pre-screen before %s was added: HasURL(%s) %v, HasURL(%s) %v; want true, false", w, x, f.HasURL(x), w, f.HasURL(w))
+	}
+	if f := a.Prescreen(); !f.HasURL(w) {
+		t.Errorf("the pre-screen of one replica lacks the URL the other just added")
 	}
 	check(b, Document{ID: "1", URL: "https://a.example/x", Text: "other text altogether, so the URL's content changed"}, Changed)
 }
