@@ -588,6 +588,9 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if e.FetchTime.IsZero() {
 		e.FetchTime = now
 	}
+	if d.shared {
+		return d.sharedAdd(&e, now)
+	}
 	// The reads go without the lock; under it, the changes made meanwhile are merged
 	// in (or, when they touch what the reads found, the reads are made again).
 	d.mu.Lock()
@@ -600,16 +603,6 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	d.mu.Lock()
 	v, wrote, err := d.commitAdd(&e, now, gen, p)
 	d.mu.Unlock()
-	// On a shared store another process changed what the reads found: read again and
-	// decide again, as if this add had come after it.
-	for try := 0; d.shared && errors.Is(err, store.ErrConflict) && try < maxConflicts; try++ {
-		if p, err = d.gather(&e, d.hints(&e)); err != nil {
-			return Verdict{}, err
-		}
-		d.mu.Lock()
-		v, wrote, err = d.commitAdd(&e, now, d.gen, p)
-		d.mu.Unlock()
-	}
 	if err == nil && wrote {
 		if err = d.st.Sync(); err != nil {
 			err = storeErr(err)
@@ -643,6 +636,32 @@ func (d *Detector) conds(e *Entry, p *plan) []store.Cond {
 		cs = append(cs, store.Cond{Namespace: nsBand, Key: be64(b.key), IDs: b.ids})
 	}
 	return cs
+}
+
+// sharedAdd is CheckEntry's add on a shared store. It takes no lock of the process
+// around its reads and write: the conditions of the write (conds) order it with every
+// other add, of this process or another, that touched what it read. On a conflict it
+// reads again and decides again, as if it had come after the other add.
+func (d *Detector) sharedAdd(e *Entry, now time.Time) (Verdict, error) {
+	d.mu.Lock()
+	err := d.sweep(now)
+	d.mu.Unlock()
+	if err != nil {
+		return Verdict{}, err
+	}
+	for try := 0; ; try++ {
+		p, err := d.gather(e, d.hints(e))
+		if err != nil {
+			return Verdict{}, err
+		}
+		v, _, err := d.commitAdd(e, now, 0, p)
+		if err == nil {
+			return v, nil
+		}
+		if !errors.Is(err, store.ErrConflict) || try == maxConflicts {
+			return Verdict{}, err
+		}
+	}
 }
 
 // plan is what gather found for an entry: the stored document with its id (which an add
@@ -701,9 +720,12 @@ func (d *Detector) since(gen uint64) ([]change, bool) {
 }
 
 // commitAdd finishes CheckEntry's add under d.mu, given the plan read at generation gen;
-// wrote reports a Write to Sync.
+// wrote reports a Write to Sync. On a shared store it runs without d.mu (sharedAdd),
+// taking it only to count.
 func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Verdict, wrote bool, err error) {
-	if err := d.sweep(now); err != nil {
+	if d.shared {
+		// sharedAdd swept.
+	} else if err := d.sweep(now); err != nil {
 		return v, false, err
 	}
 	if d.gen != gen && !d.shared {
@@ -768,6 +790,13 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	}
 	for _, o := range old {
 		d.unindex(o)
+	}
+	if d.shared {
+		d.mu.Lock()
+		d.count += 1 - len(old)
+		d.mu.Unlock()
+		v.Added = true
+		return v, true, nil
 	}
 	d.index(r, bandKeys)
 	d.count += 1 - len(old)
