@@ -649,8 +649,14 @@ func (d *Detector) sharedAdd(e *Entry, now time.Time) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
+	mr, multi := d.st.(store.MultiReader)
 	for try := 0; ; try++ {
-		p, err := d.gather(e, d.hints(e))
+		var p plan
+		if multi {
+			p, err = d.gatherMany(e, mr)
+		} else {
+			p, err = d.gather(e, d.hints(e))
+		}
 		if err != nil {
 			return Verdict{}, err
 		}
@@ -926,6 +932,131 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 		p.near, err = d.nearStored(e, d.opt.Near, skip, bands)
 	}
 	return p, err
+}
+
+// gatherMany is gather on a shared store that reads many postings at once: every
+// posting the verdict may need (document id, URL, main text, band keys) in one call,
+// then every record among them not in the record cache in another, so that a verdict
+// waits for two round trips to Redis, not one for each key and candidate. It reads
+// more than gather when the URL or main text decides (the band postings and their
+// records), and finds the same plan.
+func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
+	var p plan
+	keys := []store.Key{{Namespace: nsDoc, Key: []byte(e.ID)}, {Namespace: nsMain, Key: e.Main[:]}}
+	if e.URL != "" {
+		keys = append(keys, store.Key{Namespace: nsURL, Key: []byte(e.URL)})
+	}
+	var bands []uint64
+	if d.indexed(e) && d.opt.Near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
+		bands = lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
+	}
+	for _, k := range bands {
+		keys = append(keys, store.Key{Namespace: nsBand, Key: be64(k)})
+	}
+	ids, err := mr.IDsMany(keys)
+	if err != nil {
+		return p, storeErr(err)
+	}
+	p.docIDs, p.mainIDs = ids[0], ids[1]
+	bandIDs := ids[2:]
+	if e.URL != "" {
+		p.urlIDs, bandIDs = ids[2], ids[3:]
+	}
+
+	// Every record the plan may look at, from the cache or in one read.
+	recs := map[uint64]*Stored{}
+	var want []uint64
+	var epochs []uint64
+	need := func(seq uint64) {
+		if _, ok := recs[seq]; ok {
+			return
+		}
+		r, epoch := d.recs.get(seq)
+		recs[seq] = r
+		if r == nil {
+			want, epochs = append(want, seq), append(epochs, epoch)
+		}
+	}
+	if len(p.docIDs) > 0 {
+		need(p.docIDs[0])
+	}
+	if len(p.urlIDs) > 0 {
+		need(p.urlIDs[0])
+	}
+	for i, seq := range p.mainIDs {
+		if i == maxGroup+2 { // self and replaced may be among them
+			break
+		}
+		need(seq)
+	}
+	for _, b := range bandIDs {
+		for _, seq := range b {
+			need(seq)
+		}
+	}
+	if len(want) > 0 {
+		got, ok, err := mr.RecordsMany(want)
+		if err != nil {
+			return p, storeErr(err)
+		}
+		for i, seq := range want {
+			if !ok[i] {
+				continue
+			}
+			r := &Stored{seq: seq}
+			if err := r.unmarshalRecord(got[i]); err != nil {
+				return p, fmt.Errorf("neardup: record %d: %w", seq, err)
+			}
+			recs[seq] = r
+			d.recs.put(seq, r, epochs[i])
+		}
+	}
+
+	if len(p.docIDs) > 0 {
+		p.self = recs[p.docIDs[0]]
+	}
+	// 1. The URL.
+	if len(p.urlIDs) > 0 {
+		if old := recs[p.urlIDs[0]]; old != nil {
+			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
+				p.seen = old
+				return p, nil
+			}
+			p.replaced = old
+		}
+	}
+	skip := func(seq uint64) bool {
+		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
+	}
+	// 2. Exact.
+	p.mainAll = true
+	for _, seq := range p.mainIDs {
+		if len(p.exact) == maxGroup {
+			p.mainAll = false
+			break
+		}
+		if r := recs[seq]; r != nil && !skip(seq) {
+			p.exact = append(p.exact, r)
+		}
+	}
+	if len(p.exact) > 0 {
+		return p, nil
+	}
+	// 3. Near, by the band postings.
+	seen := map[uint64]bool{}
+	for i, b := range bandIDs {
+		p.bands = append(p.bands, bandRead{key: bands[i], ids: b})
+		for _, seq := range b {
+			if seen[seq] || skip(seq) {
+				continue
+			}
+			seen[seq] = true
+			if r := recs[seq]; r != nil && d.near(d.compare(e, r), d.opt.Near) {
+				p.near = append(p.near, r)
+			}
+		}
+	}
+	return p, nil
 }
 
 // verdict returns the verdict of e given its plan.

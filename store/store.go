@@ -164,3 +164,22 @@ type Conditional interface {
 	// from. ApplyIf does not keep b or conds.
 	ApplyIf(b *Batch, conds []Cond) error
 }
+
+// Key names the posting of one (namespace, key) pair.
+type Key struct {
+	Namespace Namespace
+	Key       []byte
+}
+
+// MultiReader is a Store that reads many postings or records in one call, for a backend
+// where each read is a round trip over the network (a Redis Cluster answers a pipeline in
+// one round trip to each master, in parallel).
+type MultiReader interface {
+	Store
+	// IDsMany returns the ids posted under each key, each in ascending order, as IDs
+	// would; ids[i] is nil when keys[i] has none.
+	IDsMany(keys []Key) (ids [][]uint64, err error)
+	// RecordsMany returns the records under ids, as Record would: recs[i] is a copy the
+	// caller owns, and nil when ok[i] is false.
+	RecordsMany(ids []uint64) (recs [][]byte, ok []bool, err error)
+}

@@ -442,12 +442,10 @@ func (db *DB) try(ctx context.Context, txn string, ws []write, maxID uint64, put
 		return db.abort(ctx, txn, ws, placed, errWounded)
 	}
 	if err := db.resolve(ctx, txn, ws, placed, true); err != nil {
-		// Committed: readers apply the intents left; the next writer of each key
-		// resolves them.
-		return err
-	}
-	if err := db.c.Expire(ctx, db.statusKey(txn), statusTTL).Err(); err != nil {
-		return fmt.Errorf("redisstore: expire status: %w", err)
+		// Committed: readers apply the intents left, and the next writer of each key
+		// resolves them, as long as the status lives; the resolve may have set its
+		// expiry.
+		return errors.Join(err, db.c.Persist(ctx, db.statusKey(txn)).Err())
 	}
 	return nil
 }
@@ -502,7 +500,8 @@ func (db *DB) abort(ctx context.Context, txn string, ws []write, placed []bool, 
 }
 
 // resolve applies (commit) or drops txn's intents on the keys placed, in one pipeline,
-// followed by a WAIT on every master with Options.Wait.
+// followed by a WAIT on every master with Options.Wait. A commit's status expires
+// statusTTL after it.
 func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool, commit bool) error {
 	if !commit || db.opt.Wait == 0 {
 		_, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -510,6 +509,9 @@ func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool
 				if placed[i] {
 					p.Eval(ctx, resolveScript, []string{w.key}, txn, boolArg(commit))
 				}
+			}
+			if commit {
+				p.Expire(ctx, db.statusKey(txn), statusTTL)
 			}
 			return nil
 		})
@@ -556,6 +558,9 @@ func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("redisstore: resolve: %w", err)
+	}
+	if err := db.c.Expire(ctx, db.statusKey(txn), statusTTL).Err(); err != nil {
+		return fmt.Errorf("redisstore: expire status: %w", err)
 	}
 	return nil
 }
@@ -864,4 +869,58 @@ func (db *DB) Close() error {
 		return fmt.Errorf("redisstore: close: %w", err)
 	}
 	return nil
+}
+
+var _ store.MultiReader = (*DB)(nil)
+
+// IDsMany reads every posting in one pipeline: one round trip to each master, in
+// parallel (and one more for each transaction found writing them).
+func (db *DB) IDsMany(keys []store.Key) ([][]uint64, error) {
+	if !db.gate.Enter() {
+		return nil, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = db.postingKey(k.Namespace, k.Key)
+	}
+	hs, err := db.hashes(ctx, names)
+	if err != nil {
+		return nil, db.reloadOn(err)
+	}
+	out := make([][]uint64, len(keys))
+	for i, h := range hs {
+		if out[i], err = db.visibleIDs(ctx, h); err != nil {
+			return nil, err
+		}
+		if len(out[i]) == 0 {
+			out[i] = nil
+		}
+	}
+	return out, nil
+}
+
+// RecordsMany reads every record in one pipeline, as IDsMany does.
+func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
+	if !db.gate.Enter() {
+		return nil, nil, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = db.recordKey(id)
+	}
+	hs, err := db.hashes(ctx, names)
+	if err != nil {
+		return nil, nil, db.reloadOn(err)
+	}
+	recs, oks := make([][]byte, len(ids)), make([]bool, len(ids))
+	for i, h := range hs {
+		if recs[i], oks[i], err = db.visibleRecord(ctx, h); err != nil {
+			return nil, nil, err
+		}
+	}
+	return recs, oks, nil
 }

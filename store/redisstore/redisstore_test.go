@@ -48,6 +48,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 	t.Run("ApplyIf", func(t *testing.T) { testApplyIf(t, open(t, Options{})) })
+	t.Run("Many", func(t *testing.T) { testMany(t, open(t, Options{})) })
 	t.Run("Race", func(t *testing.T) {
 		a := open(t, Options{})
 		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
@@ -146,6 +147,45 @@ func testRace(t *testing.T, a, b *DB) {
 		u, e := storetest.IDs(t, a, 1, url), storetest.IDs(t, b, 2, exact)
 		if wins != 1 || len(u) != 1 || !slices.Equal(u, e) {
 			t.Fatalf("race %d: %d winners (%v); url holds %v, exact %v", i, wins, errs, u, e)
+		}
+	}
+}
+
+// testMany checks IDsMany and RecordsMany against IDs and Record, on keys and ids with
+// postings or records and without.
+func testMany(t *testing.T, db *DB) {
+	var b store.Batch
+	var keys []store.Key
+	var ids []uint64
+	for i := range uint64(40) {
+		k := fmt.Appendf(nil, "k%d", i%13)
+		b.Add(store.Namespace(i%3), k, i)
+		if i%4 != 0 {
+			b.PutRecord(i, fmt.Appendf(nil, "r%d", i))
+		}
+		keys = append(keys, store.Key{Namespace: store.Namespace(i % 5), Key: k})
+		ids = append(ids, i, i+100)
+	}
+	if err := db.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.IDsMany(keys)
+	if err != nil || len(got) != len(keys) {
+		t.Fatalf("IDsMany: %d answers, %v", len(got), err)
+	}
+	for i, k := range keys {
+		if want := storetest.IDs(t, db, k.Namespace, k.Key); !slices.Equal(got[i], want) {
+			t.Errorf("IDsMany[%d] (%d, %q) = %v, IDs %v", i, k.Namespace, k.Key, got[i], want)
+		}
+	}
+	recs, oks, err := db.RecordsMany(ids)
+	if err != nil || len(recs) != len(ids) || len(oks) != len(ids) {
+		t.Fatalf("RecordsMany: %d answers, %v", len(recs), err)
+	}
+	for i, id := range ids {
+		rec, ok, err := db.Record(id)
+		if err != nil || ok != oks[i] || string(rec) != string(recs[i]) {
+			t.Errorf("RecordsMany[%d] (%d) = %q, %v; Record %q, %v, %v", i, id, recs[i], oks[i], rec, ok, err)
 		}
 	}
 }
