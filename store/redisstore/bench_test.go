@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,8 +32,8 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
-// which one in ten is a near copy of an earlier one. It reports adds a second and the
-// round trips each waits for (rt/op).
+// which one in ten is a near copy of an earlier one. It reports adds a second, the
+// round trips each waits for (rt/op) and the masters' memory it takes (redis-B/doc).
 func BenchmarkShared(b *testing.B) {
 	c := redistest.Start(b)
 	db, err := Open(Options{Addrs: c.Addrs, Prefix: "bench"})
@@ -59,6 +60,7 @@ func BenchmarkShared(b *testing.B) {
 		w[0] = fmt.Sprintf("v%d", i)
 		return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
 	}
+	mem0 := usedMemory(b, db)
 	start := rt.n.Load()
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 	b.ResetTimer()
@@ -73,4 +75,23 @@ func BenchmarkShared(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
+}
+
+// usedMemory sums used_memory (INFO memory) over the masters.
+func usedMemory(b *testing.B, db *DB) int64 {
+	var total atomic.Int64
+	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+		info, err := n.InfoMap(ctx, "memory").Result()
+		if err != nil {
+			return err
+		}
+		v, err := strconv.ParseInt(info["Memory"]["used_memory"], 10, 64)
+		total.Add(v)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return total.Load()
 }
