@@ -153,6 +153,31 @@ func (c *Cluster) Restart(i int) error {
 	return nil
 }
 
+// Reshard moves n slots from node from to node to (both masters) with redis-cli
+// --cluster reshard, which migrates their keys one by one (MIGRATE): clients meanwhile get
+// MOVED and ASK redirects.
+func (c *Cluster) Reshard(from, to, n int) error {
+	id := func(i int) (string, error) {
+		host, port, _ := net.SplitHostPort(c.Addrs[i])
+		out, err := exec.Command(c.cli, "-h", host, "-p", port, "cluster", "myid").Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	src, err := id(from)
+	if err != nil {
+		return fmt.Errorf("redistest: node %d id: %w", from, err)
+	}
+	dst, err := id(to)
+	if err != nil {
+		return fmt.Errorf("redistest: node %d id: %w", to, err)
+	}
+	out, err := exec.Command(c.cli, "--cluster", "reshard", c.Addrs[from], "--cluster-from", src, "--cluster-to", dst,
+		"--cluster-slots", strconv.Itoa(n), "--cluster-yes", "--cluster-pipeline", "10").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("redistest: reshard: %w\n%s", err, out)
+	}
+	return nil
+}
+
 func (c *Cluster) stop() {
 	for i, p := range c.procs {
 		if p != nil {
