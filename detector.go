@@ -191,6 +191,15 @@ func NewDetector(opt Options) (*Detector, error) {
 // costs a pass over the stored URL and exact keys to fill the key filter: about a second
 // per million documents on disk. The caller keeps s: closing the Detector is closing s,
 // after the last call to it returns.
+//
+// A store that other processes write too (a store.Conditional, such as package
+// store/redisstore's) makes a shared detector: it reads nothing in full when it opens,
+// keeps no in-memory index, reads each verdict's postings from the store (in one call
+// when s is a store.MultiReader), and commits each add only if the postings it decided
+// on still hold, reading again otherwise; so detectors in many processes give the
+// verdicts of some order of their adds. It finds near candidates by the band postings
+// alone, so it needs MinHash (Near any, minhash or both). Len counts the documents this
+// detector added less those it removed; Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
