@@ -29,7 +29,6 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	return func(ctx context.Context, cmds []redis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
 }
 
-
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
