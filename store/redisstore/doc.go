@@ -39,8 +39,8 @@
 //     tests and small stores, not for a replica's startup. Their snapshot is per key, not
 //     of the whole store: a batch committed while they read may show in the keys read
 //     after its commit and not in those read before. The same holds for reads of several
-//     keys one after the other, and for IDsMany, whose keys a pipeline reads on several
-//     masters at once; what never shows is a batch in part after it showed whole.
+//     keys one after the other (IDsMany and RecordsMany see each batch whole or not at
+//     all); what never shows is a batch in part after it showed whole.
 //   - A posting is read whole (HGETALL): a key with very many ids costs that much on
 //     every read, and every write to it (the resolve script lists its fields).
 //   - Durability is Redis's: appendonly and appendfsync decide what a crash loses, and a

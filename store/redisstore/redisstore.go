@@ -600,13 +600,30 @@ func (db *DB) committedTxn(ctx context.Context, txn string) (bool, error) {
 	return true, nil
 }
 
+// statuses remembers, for the keys one call reads, the status each transaction was found
+// in, so that a transaction that commits while the call looks statuses up is seen in all
+// of its keys or in none: nil for a call that reads one key.
+type statuses map[string]bool
+
+// committed is committedTxn through m.
+func (m statuses) committed(ctx context.Context, db *DB, txn string) (bool, error) {
+	if c, ok := m[txn]; ok {
+		return c, nil
+	}
+	c, err := db.committedTxn(ctx, txn)
+	if m != nil && err == nil {
+		m[txn] = c
+	}
+	return c, err
+}
+
 // visibleIDs returns the ids of a posting hash as committed transactions left them, in
 // ascending order.
-func (db *DB) visibleIDs(ctx context.Context, h map[string]string) ([]uint64, error) {
+func (db *DB) visibleIDs(ctx context.Context, h map[string]string, m statuses) ([]uint64, error) {
 	apply := false
 	if l, ok := h["L"]; ok {
 		var err error
-		if apply, err = db.committedTxn(ctx, l); err != nil {
+		if apply, err = m.committed(ctx, db, l); err != nil {
 			return nil, err
 		}
 	}
@@ -634,10 +651,10 @@ func (db *DB) visibleIDs(ctx context.Context, h map[string]string) ([]uint64, er
 }
 
 // visibleRecord returns the record of a record hash as committed transactions left it.
-func (db *DB) visibleRecord(ctx context.Context, h map[string]string) ([]byte, bool, error) {
+func (db *DB) visibleRecord(ctx context.Context, h map[string]string, m statuses) ([]byte, bool, error) {
 	v, ok := h["v"]
 	if l, locked := h["L"]; locked {
-		c, err := db.committedTxn(ctx, l)
+		c, err := m.committed(ctx, db, l)
 		if err != nil {
 			return nil, false, err
 		}
@@ -668,7 +685,7 @@ func (db *DB) Record(id uint64) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, db.reloadOn(fmt.Errorf("redisstore: record %d: %w", id, err))
 	}
-	return db.visibleRecord(ctx, h)
+	return db.visibleRecord(ctx, h, nil)
 }
 
 // IDs reads the posting in one round trip (two when a transaction is writing it), then
@@ -683,7 +700,7 @@ func (db *DB) IDs(ns store.Namespace, key []byte, fn func(id uint64) bool) error
 	if err != nil {
 		return db.reloadOn(fmt.Errorf("redisstore: ids: %w", err))
 	}
-	ids, err := db.visibleIDs(ctx, h)
+	ids, err := db.visibleIDs(ctx, h, nil)
 	if err != nil {
 		return err
 	}
@@ -768,8 +785,9 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
 	if err != nil {
 		return err
 	}
+	m := statuses{}
 	for i, h := range hs {
-		v, ok, err := db.visibleRecord(ctx, h)
+		v, ok, err := db.visibleRecord(ctx, h, m)
 		if err != nil {
 			return err
 		}
@@ -816,8 +834,9 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 		return err
 	}
 	var es []entry
+	m := statuses{}
 	for i, h := range hs {
-		ids, err := db.visibleIDs(ctx, h)
+		ids, err := db.visibleIDs(ctx, h, m)
 		if err != nil {
 			return err
 		}
@@ -874,7 +893,9 @@ func (db *DB) Close() error {
 var _ store.MultiReader = (*DB)(nil)
 
 // IDsMany reads every posting in one pipeline: one round trip to each master, in
-// parallel (and one more for each transaction found writing them).
+// parallel (and one more for each transaction found writing them). It sees every batch
+// whole or not at all: a batch shows resolved in a key only once its status says
+// committed, and each status is looked up once, after every key is read.
 func (db *DB) IDsMany(keys []store.Key) ([][]uint64, error) {
 	if !db.gate.Enter() {
 		return nil, store.ErrClosed
@@ -890,8 +911,9 @@ func (db *DB) IDsMany(keys []store.Key) ([][]uint64, error) {
 		return nil, db.reloadOn(err)
 	}
 	out := make([][]uint64, len(keys))
+	m := statuses{}
 	for i, h := range hs {
-		if out[i], err = db.visibleIDs(ctx, h); err != nil {
+		if out[i], err = db.visibleIDs(ctx, h, m); err != nil {
 			return nil, err
 		}
 		if len(out[i]) == 0 {
@@ -917,8 +939,9 @@ func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
 		return nil, nil, db.reloadOn(err)
 	}
 	recs, oks := make([][]byte, len(ids)), make([]bool, len(ids))
+	m := statuses{}
 	for i, h := range hs {
-		if recs[i], oks[i], err = db.visibleRecord(ctx, h); err != nil {
+		if recs[i], oks[i], err = db.visibleRecord(ctx, h, m); err != nil {
 			return nil, nil, err
 		}
 	}
