@@ -1413,6 +1413,9 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 	if len(q.MinHash) != 0 && len(q.MinHash) != d.opt.MinHashK {
 		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.opt.MinHashK)
 	}
+	if d.shared && len(q.MinHash) == 0 {
+		return nil, fmt.Errorf("%w: a detector on a shared store finds candidates by MinHash bands: give the query a signature", ErrOptions)
+	}
 	near := d.opt.Near
 	switch {
 	case !q.HasSimHash:

@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -79,6 +80,19 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 	x := check(a, Document{ID: "1", URL: "https://a.example/x", Text: text}, Unique).URL
 	check(b, Document{ID: "2", URL: "https://a.example/x", Text: text}, URLDuplicate)
 	check(b, Document{ID: "3", URL: "https://a.example/y", Text: text}, ExactDuplicate)
+	if v, err := b.Peek(Document{ID: "p", URL: "https://a.example/p", Text: text}); err != nil || v.Kind != ExactDuplicate || v.Added {
+		t.Errorf("Peek of the same text on the other replica = %v, added %v, %v", v.Kind, v.Added, err)
+	}
+	e, err := a.Fingerprinter().Fingerprint(Document{ID: "q", Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := b.Near(Query{SimHash: e.SimHash, HasSimHash: true, MinHash: e.MinHash}); err != nil || len(ms) != 2 {
+		t.Errorf("Near by both fingerprints on the other replica = %v, %v; want documents 1 and 3", ms, err)
+	}
+	if _, err := b.Near(Query{SimHash: e.SimHash, HasSimHash: true}); !errors.Is(err, ErrOptions) {
+		t.Errorf("Near by a SimHash alone on a shared store: %v, want ErrOptions", err)
+	}
 	near := strings.Join(append(words(7, 200)[:195], "changed", "a", "few", "words", "here"), " ")
 	v := check(b, Document{ID: "4", URL: "https://a.example/z", Text: near}, NearDuplicate)
 	if v.Matches[0].ID != "1" && v.Matches[0].ID != "3" {
