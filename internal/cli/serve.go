@@ -192,7 +192,8 @@ const defaultCacheSize = 256 << 20
 const defaultMemoryLimit = 1216 << 20
 
 // openDetector opens the pebble store at cfg.data (creating it when the directory is
-// empty or absent) and the detector over it, and returns what closes the store.
+// empty or absent), or the Redis Cluster store with --redis, and the detector over it,
+// and returns what closes the store.
 func openDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, io.Closer, error) {
 	if cfg.redis != nil {
 		return openRedisDetector(cfg, log)
@@ -275,7 +276,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	copyOn, copyBytes := d.BandCopy()
 	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds(),
 		"band_copy", copyOn, "band_copy_bytes", copyBytes, "band_postings", d.BandPostings())
-	if !copyOn && c.bandMemory > 0 {
+	if !copyOn && c.bandMemory > 0 && cfg.redis == nil {
 		log.Warn("the band postings do not fit --band-memory: checks and queries look their bands up in the store, which is slower", "band_memory", c.bandMemory.String())
 	}
 	srv.SetDetector(d)

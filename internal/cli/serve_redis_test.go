@@ -27,7 +27,7 @@ func TestServeRedis(t *testing.T) {
 			}
 		})
 		waitReady(t, base)
-		if out := logs.String(); strings.Contains(out, "msg=\"redis ") {
+		if out := logs.String(); strings.Contains(out, "msg=\"redis ") || strings.Contains(out, "band-memory") {
 			t.Errorf("warnings on a cluster set up as the service needs:\n%s", out)
 		}
 		bases = append(bases, base)
