@@ -198,8 +198,7 @@ func NewDetector(opt Options) (*Detector, error) {
 // when s is a store.MultiReader), and commits each add only if the postings it decided
 // on still hold, reading again otherwise; so detectors in many processes give the
 // verdicts of some order of their adds. It finds near candidates by the band postings
-// alone, so it needs MinHash (Near any, minhash or both). Len counts the documents this
-// detector added less those it removed; Prescreen scans the store.
+// alone, so it needs MinHash (Near any, minhash or both). Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -1550,8 +1549,15 @@ func (d *Detector) expire(now time.Time) (int, error) {
 	}
 }
 
-// Len returns the number of stored documents.
+// Len returns the number of stored documents. On a shared store that keeps counts
+// (store.Counter) it is the store's count, which may lag by the last add of each other
+// process; on another shared store, what this detector added less what it removed.
 func (d *Detector) Len() int {
+	if c, ok := d.st.(store.Counter); ok && d.shared {
+		if n, err := c.Count(nsDoc); err == nil {
+			return int(n)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.count

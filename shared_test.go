@@ -117,6 +117,13 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 		t.Errorf("the pre-screen of one replica lacks the URL the other just added")
 	}
 	check(b, Document{ID: "1", URL: "https://a.example/x", Text: "other text altogether, so the URL's content changed"}, Changed)
+	// 1, 2 (a URL duplicate, not stored), 3, 4 (removed), 5, and 1 replaced: 3
+	// documents, counted alike by both, the one that added most and the other.
+	for i, d := range ds {
+		if n := d.Len(); n != 3 {
+			t.Errorf("replica %d: Len = %d, want 3", i, n)
+		}
+	}
 }
 
 // testRace posts doc(i, 0) and doc(i, 1) to two replicas at the same instant, for

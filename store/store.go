@@ -183,3 +183,11 @@ type MultiReader interface {
 	// caller owns, and nil when ok[i] is false.
 	RecordsMany(ids []uint64) (recs [][]byte, ok []bool, err error)
 }
+
+// Counter is a Store that keeps a count of the postings of each namespace, for a
+// backend where counting them by Postings would read the whole store.
+type Counter interface {
+	Store
+	// Count returns the number of postings, (key, id) pairs, in namespace ns.
+	Count(ns Namespace) (int64, error)
+}

@@ -59,6 +59,10 @@ type DB struct {
 
 	mu        sync.Mutex
 	committed map[string]bool // transactions known committed (final), bounded by maxCache
+	// counts are the changes to each namespace's count of postings that this process
+	// resolved and has not yet added to the count keys: the next transaction's prepare
+	// pipeline does, or Count.
+	counts map[store.Namespace]int64
 }
 
 var _ store.Conditional = (*DB)(nil)
@@ -134,7 +138,7 @@ func Open(opt Options) (*DB, error) {
 		c.Close()
 		return nil, fmt.Errorf("redisstore: connect to %v: %w", opt.Addrs, err)
 	}
-	return &DB{c: c, prefix: opt.Prefix, opt: opt, gate: gate.New(), committed: map[string]bool{}}, nil
+	return &DB{c: c, prefix: opt.Prefix, opt: opt, gate: gate.New(), committed: map[string]bool{}, counts: map[store.Namespace]int64{}}, nil
 }
 
 // CheckConfig reads the settings of every master that the store's durability depends on
@@ -197,6 +201,84 @@ func (db *DB) statusKey(txn string) string {
 }
 
 func (db *DB) counterKey() string { return db.prefix + ":{id}:n" }
+
+func (db *DB) countKey(ns store.Namespace) string {
+	return db.prefix + ":{count}:" + strconv.Itoa(int(ns))
+}
+
+// counted adds the changes that resolve scripts answered for keys to db.counts.
+func (db *DB) counted(keys []string, cmds []redis.Cmder) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for i, k := range keys {
+		c, ok := cmds[i].(*redis.Cmd)
+		if !ok {
+			continue
+		}
+		n, err := c.Int64()
+		if err != nil || n == 0 {
+			continue
+		}
+		if ns, _, ok := db.parseKey(k); ok {
+			db.counts[ns] += n
+		}
+	}
+}
+
+// takeCounts returns db.counts and empties it.
+func (db *DB) takeCounts() map[store.Namespace]int64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.counts) == 0 {
+		return nil
+	}
+	out := db.counts
+	db.counts = map[store.Namespace]int64{}
+	return out
+}
+
+var _ store.Counter = (*DB)(nil)
+
+// Count returns the number of postings in namespace ns: a count key that every process
+// adds its resolved changes to with its next write (Count adds this process's first).
+// So it lags by the last write of each other process, and misses the last write of a
+// process that died after it. Two round trips at most.
+func (db *DB) Count(ns store.Namespace) (int64, error) {
+	if !db.gate.Enter() {
+		return 0, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	if err := db.flushCounts(ctx); err != nil {
+		return 0, err
+	}
+	n, err := db.c.Get(ctx, db.countKey(ns)).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+	}
+	return n, nil
+}
+
+// flushCounts adds db.counts to the count keys.
+func (db *DB) flushCounts(ctx context.Context) error {
+	counts := db.takeCounts()
+	if counts == nil {
+		return nil
+	}
+	_, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for ns, n := range counts {
+			p.IncrBy(ctx, db.countKey(ns), n)
+		}
+		return nil
+	})
+	if err != nil {
+		return db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+	}
+	return nil
+}
 
 // parseKey returns the namespace and posting key of a posting key from a SCAN, or false
 // for any other key.
@@ -375,6 +457,7 @@ func (db *DB) try(ctx context.Context, txn string, ws []write, maxID uint64, put
 		pending[i] = i
 	}
 	deadline := time.Now().Add(db.opt.LockTimeout + 5*time.Second)
+	counts := db.takeCounts()
 	for len(pending) > 0 {
 		cmds, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, i := range pending {
@@ -385,6 +468,11 @@ func (db *DB) try(ctx context.Context, txn string, ws []write, maxID uint64, put
 				p.Eval(ctx, bumpScript, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, maxID)))
 				puts = false
 			}
+			// The counts of earlier writes ride along: no round trip of their own.
+			for ns, n := range counts {
+				p.IncrBy(ctx, db.countKey(ns), n)
+			}
+			counts = nil
 			return nil
 		})
 		if err != nil {
@@ -469,8 +557,10 @@ func (db *DB) settle(ctx context.Context, txn, holder string, ws []write, is []i
 			return false, fmt.Errorf("redisstore: status: %w", err)
 		}
 	}
-	_, err = db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	var keys []string
+	cmds, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, i := range is {
+			keys = append(keys, ws[i].key)
 			p.Eval(ctx, resolveScript, []string{ws[i].key}, holder, boolArg(s == "c"))
 		}
 		return nil
@@ -478,6 +568,7 @@ func (db *DB) settle(ctx context.Context, txn, holder string, ws []write, is []i
 	if err != nil {
 		return false, fmt.Errorf("redisstore: resolve: %w", err)
 	}
+	db.counted(keys, cmds)
 	return true, nil
 }
 
@@ -504,9 +595,11 @@ func (db *DB) abort(ctx context.Context, txn string, ws []write, placed []bool, 
 // statusTTL after it.
 func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool, commit bool) error {
 	if !commit || db.opt.Wait == 0 {
-		_, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		var keys []string
+		cmds, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, w := range ws {
 				if placed[i] {
+					keys = append(keys, w.key)
 					p.Eval(ctx, resolveScript, []string{w.key}, txn, boolArg(commit))
 				}
 			}
@@ -518,6 +611,7 @@ func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool
 		if err != nil {
 			return fmt.Errorf("redisstore: resolve: %w", err)
 		}
+		db.counted(keys, cmds)
 		return nil
 	}
 	// WAIT counts the replicas that acknowledged the writes made on its own
@@ -538,13 +632,16 @@ func (db *DB) resolve(ctx context.Context, txn string, ws []write, placed []bool
 	for n, keys := range byNode {
 		wg.Go(func() {
 			var wait *redis.Cmd
-			_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
+			cmds, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, k := range keys {
 					p.Eval(ctx, resolveScript, []string{k}, txn, "1")
 				}
 				wait = p.Do(ctx, "wait", db.opt.Wait, db.opt.WaitTimeout.Milliseconds())
 				return nil
 			})
+			if err == nil {
+				db.counted(keys, cmds)
+			}
 			if got, _ := wait.Int64(); err == nil && got < int64(db.opt.Wait) {
 				err = fmt.Errorf("%w: %d of %d replicas of %s within %v", ErrWait, got, db.opt.Wait, n.Options().Addr, db.opt.WaitTimeout)
 			}
@@ -884,6 +981,9 @@ func (db *DB) Close() error {
 	if !db.gate.Close() {
 		return store.ErrClosed
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = db.flushCounts(ctx) // best effort: Count says a dead process's changes may be missing
 	if err := db.c.Close(); err != nil {
 		return fmt.Errorf("redisstore: close: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,15 @@ func TestCluster(t *testing.T) {
 	})
 	t.Run("ApplyIf", func(t *testing.T) { testApplyIf(t, open(t, Options{})) })
 	t.Run("Many", func(t *testing.T) { testMany(t, open(t, Options{})) })
+	t.Run("Count", func(t *testing.T) {
+		a := open(t, Options{})
+		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix, Wait: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		testCount(t, a, b)
+	})
 	t.Run("Race", func(t *testing.T) {
 		a := open(t, Options{})
 		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
@@ -186,6 +196,48 @@ func testMany(t *testing.T, db *DB) {
 		rec, ok, err := db.Record(id)
 		if err != nil || ok != oks[i] || string(rec) != string(recs[i]) {
 			t.Errorf("RecordsMany[%d] (%d) = %q, %v; Record %q, %v, %v", i, id, recs[i], oks[i], rec, ok, err)
+		}
+	}
+}
+
+// testCount applies random batches through two stores (one with Wait, whose resolves
+// take another path) and checks each namespace's Count against Postings.
+func testCount(t *testing.T, a, b *DB) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var bt store.Batch
+	for i := range 60 {
+		bt.Reset()
+		for range 1 + r.IntN(6) {
+			ns, key, id := store.Namespace(r.IntN(3)), fmt.Appendf(nil, "k%d", r.IntN(8)), uint64(r.IntN(10))
+			if r.IntN(3) == 0 {
+				bt.Remove(ns, key, id)
+			} else {
+				bt.Add(ns, key, id)
+			}
+		}
+		db := a
+		if i%2 == 1 {
+			db = b
+		}
+		if err := db.Apply(&bt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each store adds its last write's changes with its next write, or with Count.
+	for _, db := range []*DB{a, b} {
+		if _, err := db.Count(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for ns := range store.Namespace(3) {
+		n := 0
+		if err := a.Postings(ns, func([]byte, uint64) bool { n++; return true }); err != nil {
+			t.Fatal(err)
+		}
+		for _, db := range []*DB{a, b} {
+			if got, err := db.Count(ns); err != nil || got != int64(n) {
+				t.Errorf("Count(%d) = %d, %v; Postings has %d", ns, got, err, n)
+			}
 		}
 	}
 }

@@ -42,16 +42,18 @@ return {'OK'}
 `
 
 // resolveScript ends transaction ARGV[1]'s intent on KEYS[1]: it applies it when
-// ARGV[2] is "1" (committed) and drops it otherwise (aborted). It returns 0, changing
-// nothing, when the key holds no intent of that transaction (resolved already).
+// ARGV[2] is "1" (committed) and drops it otherwise (aborted). It returns how many ids
+// the posting gained less how many it lost, 0 for a record or when the key holds no
+// intent of that transaction (resolved already).
 const resolveScript = `
 if redis.call('HGET', KEYS[1], 'L') ~= ARGV[1] then return 0 end
 local c = ARGV[2] == '1'
+local delta = 0
 for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
   if #f == 9 then
     local k = string.sub(f, 1, 1)
-    if c and k == '+' then redis.call('HSET', KEYS[1], string.sub(f, 2), '') end
-    if c and k == '-' then redis.call('HDEL', KEYS[1], string.sub(f, 2)) end
+    if c and k == '+' then delta = delta + redis.call('HSET', KEYS[1], string.sub(f, 2), '') end
+    if c and k == '-' then delta = delta - redis.call('HDEL', KEYS[1], string.sub(f, 2)) end
     redis.call('HDEL', KEYS[1], f)
   end
 end
@@ -61,7 +63,7 @@ if c then
   if redis.call('HEXISTS', KEYS[1], 'd') == 1 then redis.call('HDEL', KEYS[1], 'v') end
 end
 redis.call('HDEL', KEYS[1], 'L', 'n', 'd')
-return 1
+return delta
 `
 
 // less8 compares two 8-byte strings bytewise: Lua's < follows the server's locale.
