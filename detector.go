@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -120,6 +121,11 @@ type Detector struct {
 	moveFailed  time.Time
 	moves       sync.WaitGroup // the background moves, for tests
 	moveHook    func()         // if set, moveBands calls it at each record it reads; tests hold it there
+	// shared reports a store other processes write too (store.Conditional, such as
+	// Redis Cluster): the detector keeps no accelerator, reads every verdict's postings
+	// from the store, and commits an add only if the document-id, URL, main-text and
+	// band postings it read still hold (see conds).
+	shared bool
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
@@ -185,6 +191,14 @@ func NewDetector(opt Options) (*Detector, error) {
 // costs a pass over the stored URL and exact keys to fill the key filter: about a second
 // per million documents on disk. The caller keeps s: closing the Detector is closing s,
 // after the last call to it returns.
+//
+// A store that other processes write too (a store.Conditional, such as package
+// store/redisstore's) makes a shared detector: it reads nothing in full when it opens,
+// keeps no in-memory index, reads each verdict's postings from the store (in one call
+// when s is a store.MultiReader), and commits each add only if the postings it decided
+// on still hold, reading again otherwise; so detectors in many processes give the
+// verdicts of some order of their adds. It finds near candidates by the band postings
+// alone, so it needs MinHash (Near any, minhash or both). Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -209,6 +223,9 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err := d.checkMeta(); err != nil {
 		return nil, err
 	}
+	if _, ok := s.(store.Conditional); ok {
+		return d.openShared()
+	}
 	if err := s.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
 		return nil, storeErr(err)
 	}
@@ -220,6 +237,34 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	}
 	// Two keys a document (URL, main text), with room for as many again.
 	if d.filter, err = d.fillFilter(max(o.Expected, 4*d.count)); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// openShared finishes OpenDetector on a store that other processes write too: it reads
+// nothing in full, so a replica is ready in the time of a few round trips. Near
+// candidates come from the band postings in the store alone (an in-memory SimHash
+// index would hold only this process's documents), so the options must keep MinHash.
+func (d *Detector) openShared() (*Detector, error) {
+	if d.opt.NoMinHash || d.opt.Near == NearSimHash {
+		return nil, fmt.Errorf("%w: a shared store finds near duplicates by the LSH band postings it holds: use a Near that takes MinHash (any, minhash, both), without NoMinHash", ErrOptions)
+	}
+	d.shared = true
+	d.sim = nil
+	if err := d.st.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
+		return nil, storeErr(err)
+	}
+	if !d.bandsStored {
+		var b store.Batch
+		b.Add(nsState, bandsKey, 1)
+		if err := d.st.Apply(&b); err != nil {
+			return nil, storeErr(err)
+		}
+		d.bandsStored = true
+	}
+	var err error
+	if d.filter, err = NewKeyFilter(max(d.opt.Expected, 1), d.opt.FilterRate); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -551,6 +596,9 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if e.FetchTime.IsZero() {
 		e.FetchTime = now
 	}
+	if d.shared {
+		return d.sharedAdd(&e, now)
+	}
 	// The reads go without the lock; under it, the changes made meanwhile are merged
 	// in (or, when they touch what the reads found, the reads are made again).
 	d.mu.Lock()
@@ -574,6 +622,62 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	return v, nil
 }
 
+// maxConflicts bounds how often an add on a shared store reads again after a conflict;
+// each conflict means another process added a document with the same id, URL or main
+// text meanwhile, so a few suffice unless one key is hammered.
+const maxConflicts = 64
+
+// conds returns the conditions of an add of e on a shared store: the postings of its
+// document id, URL and main text hold what gather read (the main text's only when it
+// read them all: past maxGroup the verdict is a duplicate whichever copies are read).
+// With them, of two processes adding the same URL or content at once, one commits and
+// the other reads again and finds it.
+func (d *Detector) conds(e *Entry, p *plan) []store.Cond {
+	cs := []store.Cond{{Namespace: nsDoc, Key: []byte(e.ID), IDs: p.docIDs}}
+	if e.URL != "" {
+		cs = append(cs, store.Cond{Namespace: nsURL, Key: []byte(e.URL), IDs: p.urlIDs})
+	}
+	if p.mainAll {
+		cs = append(cs, store.Cond{Namespace: nsMain, Key: e.Main[:], IDs: p.mainIDs})
+	}
+	for _, b := range p.bands {
+		cs = append(cs, store.Cond{Namespace: nsBand, Key: be64(b.key), IDs: b.ids})
+	}
+	return cs
+}
+
+// sharedAdd is CheckEntry's add on a shared store. It takes no lock of the process
+// around its reads and write: the conditions of the write (conds) order it with every
+// other add, of this process or another, that touched what it read. On a conflict it
+// reads again and decides again, as if it had come after the other add.
+func (d *Detector) sharedAdd(e *Entry, now time.Time) (Verdict, error) {
+	d.mu.Lock()
+	err := d.sweep(now)
+	d.mu.Unlock()
+	if err != nil {
+		return Verdict{}, err
+	}
+	mr, multi := d.st.(store.MultiReader)
+	for try := 0; ; try++ {
+		var p plan
+		if multi {
+			p, err = d.gatherMany(e, mr)
+		} else {
+			p, err = d.gather(e, d.hints(e))
+		}
+		if err != nil {
+			return Verdict{}, err
+		}
+		v, _, err := d.commitAdd(e, now, 0, p)
+		if err == nil {
+			return v, nil
+		}
+		if !errors.Is(err, store.ErrConflict) || try == maxConflicts {
+			return Verdict{}, err
+		}
+	}
+}
+
 // plan is what gather found for an entry: the stored document with its id (which an add
 // replaces), the one with its URL (seen: the same content, a URL duplicate; replaced:
 // other content, which an add replaces), and the stored documents with the same main
@@ -581,6 +685,22 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 type plan struct {
 	self, seen, replaced *Stored
 	exact, near          []*Stored
+	// docIDs, urlIDs and mainIDs are the ids gather read under the entry's document id,
+	// URL and main text (mainAll: all of them): on a shared store, an add is committed
+	// only if those postings still hold them.
+	docIDs, urlIDs, mainIDs []uint64
+	mainAll                 bool
+	// bands are the band postings nearStored read, on a shared store: an add is
+	// committed only if they still hold, so that of two near copies added at once
+	// through two processes, the second reads again and finds the first (they share a
+	// band key whenever either would find the other).
+	bands []bandRead
+}
+
+// bandRead is a band key and the ids read under it.
+type bandRead struct {
+	key uint64
+	ids []uint64
 }
 
 // change is one write of the detector, kept for the adds whose reads ran meanwhile.
@@ -614,12 +734,15 @@ func (d *Detector) since(gen uint64) ([]change, bool) {
 }
 
 // commitAdd finishes CheckEntry's add under d.mu, given the plan read at generation gen;
-// wrote reports a Write to Sync.
+// wrote reports a Write to Sync. On a shared store it runs without d.mu (sharedAdd),
+// taking it only to count.
 func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Verdict, wrote bool, err error) {
-	if err := d.sweep(now); err != nil {
+	if d.shared {
+		// sharedAdd swept.
+	} else if err := d.sweep(now); err != nil {
 		return v, false, err
 	}
-	if d.gen != gen {
+	if d.gen != gen && !d.shared {
 		if cs, ok := d.since(gen); !ok || !d.merge(e, &p, cs) {
 			if p, err = d.gather(e, d.hints(e)); err != nil {
 				return v, false, err
@@ -671,11 +794,23 @@ func (d *Detector) commitAdd(e *Entry, now time.Time, gen uint64, p plan) (v Ver
 	}
 	r := &Stored{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
 	bandKeys := d.putOps(&b, r)
-	if err := d.st.Write(&b); err != nil {
+	if d.shared {
+		err = d.st.(store.Conditional).ApplyIf(&b, d.conds(e, &p))
+	} else {
+		err = d.st.Write(&b)
+	}
+	if err != nil {
 		return v, false, storeErr(err)
 	}
 	for _, o := range old {
 		d.unindex(o)
+	}
+	if d.shared {
+		d.mu.Lock()
+		d.count += 1 - len(old)
+		d.mu.Unlock()
+		v.Added = true
+		return v, true, nil
 	}
 	d.index(r, bandKeys)
 	d.count += 1 - len(old)
@@ -735,24 +870,29 @@ type keyHints struct{ url, main bool }
 // every write logged so far, so an add that takes its hints with its generation misses
 // no key but those of later writes, which it merges or reads again.
 func (d *Detector) hints(e *Entry) keyHints {
+	if d.shared {
+		// Other processes add keys this filter never sees.
+		return keyHints{url: e.URL != "", main: true}
+	}
 	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: d.filter.HasExact(e.Main)}
 }
 
 // gather reads what the verdict of e depends on (see plan), given the key filter's hints.
 func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 	var p plan
-	self, err := d.byKey(nsDoc, []byte(e.ID))
+	self, ids, err := d.byKeyIDs(nsDoc, []byte(e.ID))
 	if err != nil {
 		return p, err
 	}
-	p.self = self
+	p.self, p.docIDs = self, ids
 
 	// 1. The URL.
 	if h.url {
-		old, err := d.byKey(nsURL, []byte(e.URL))
+		old, ids, err := d.byKeyIDs(nsURL, []byte(e.URL))
 		if err != nil {
 			return p, err
 		}
+		p.urlIDs = ids
 		if old != nil {
 			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
 				p.seen = old
@@ -768,7 +908,9 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 	// 2 and 3. Exact, then near.
 	if h.main {
 		var loadErr error
+		p.mainAll = true
 		err = d.st.IDs(nsMain, e.Main[:], func(seq uint64) bool {
+			p.mainIDs = append(p.mainIDs, seq)
 			if skip(seq) {
 				return true
 			}
@@ -780,16 +922,149 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 			if r != nil {
 				p.exact = append(p.exact, r)
 			}
-			return len(p.exact) < maxGroup
+			if len(p.exact) < maxGroup {
+				return true
+			}
+			p.mainAll = false
+			return false
 		})
 		if err = cmp.Or(loadErr, storeErrOrNil(err)); err != nil {
 			return p, err
 		}
 	}
 	if len(p.exact) == 0 {
-		p.near, err = d.nearStored(e, d.opt.Near, skip)
+		var bands *[]bandRead
+		if d.shared {
+			bands = &p.bands
+		}
+		p.near, err = d.nearStored(e, d.opt.Near, skip, bands)
 	}
 	return p, err
+}
+
+// gatherMany is gather on a shared store that reads many postings at once: every
+// posting the verdict may need (document id, URL, main text, band keys) in one call,
+// then every record among them not in the record cache in another, so that a verdict
+// waits for two round trips to Redis, not one for each key and candidate. It reads
+// more than gather when the URL or main text decides (the band postings and their
+// records), and finds the same plan.
+func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
+	var p plan
+	keys := []store.Key{{Namespace: nsDoc, Key: []byte(e.ID)}, {Namespace: nsMain, Key: e.Main[:]}}
+	if e.URL != "" {
+		keys = append(keys, store.Key{Namespace: nsURL, Key: []byte(e.URL)})
+	}
+	var bands []uint64
+	if d.indexed(e) && d.opt.Near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
+		bands = lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
+	}
+	for _, k := range bands {
+		keys = append(keys, store.Key{Namespace: nsBand, Key: be64(k)})
+	}
+	ids, err := mr.IDsMany(keys)
+	if err != nil {
+		return p, storeErr(err)
+	}
+	p.docIDs, p.mainIDs = ids[0], ids[1]
+	bandIDs := ids[2:]
+	if e.URL != "" {
+		p.urlIDs, bandIDs = ids[2], ids[3:]
+	}
+
+	// Every record the plan may look at, from the cache or in one read.
+	recs := map[uint64]*Stored{}
+	var want []uint64
+	var epochs []uint64
+	need := func(seq uint64) {
+		if _, ok := recs[seq]; ok {
+			return
+		}
+		r, epoch := d.recs.get(seq)
+		recs[seq] = r
+		if r == nil {
+			want, epochs = append(want, seq), append(epochs, epoch)
+		}
+	}
+	if len(p.docIDs) > 0 {
+		need(p.docIDs[0])
+	}
+	if len(p.urlIDs) > 0 {
+		need(p.urlIDs[0])
+	}
+	for i, seq := range p.mainIDs {
+		if i == maxGroup+2 { // self and replaced may be among them
+			break
+		}
+		need(seq)
+	}
+	for _, b := range bandIDs {
+		for _, seq := range b {
+			need(seq)
+		}
+	}
+	if len(want) > 0 {
+		got, ok, err := mr.RecordsMany(want)
+		if err != nil {
+			return p, storeErr(err)
+		}
+		for i, seq := range want {
+			if !ok[i] {
+				continue
+			}
+			r := &Stored{seq: seq}
+			if err := r.unmarshalRecord(got[i]); err != nil {
+				return p, fmt.Errorf("neardup: record %d: %w", seq, err)
+			}
+			recs[seq] = r
+			d.recs.put(seq, r, epochs[i])
+		}
+	}
+
+	if len(p.docIDs) > 0 {
+		p.self = recs[p.docIDs[0]]
+	}
+	// 1. The URL.
+	if len(p.urlIDs) > 0 {
+		if old := recs[p.urlIDs[0]]; old != nil {
+			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
+				p.seen = old
+				return p, nil
+			}
+			p.replaced = old
+		}
+	}
+	skip := func(seq uint64) bool {
+		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
+	}
+	// 2. Exact.
+	p.mainAll = true
+	for _, seq := range p.mainIDs {
+		if len(p.exact) == maxGroup {
+			p.mainAll = false
+			break
+		}
+		if r := recs[seq]; r != nil && !skip(seq) {
+			p.exact = append(p.exact, r)
+		}
+	}
+	if len(p.exact) > 0 {
+		return p, nil
+	}
+	// 3. Near, by the band postings.
+	seen := map[uint64]bool{}
+	for i, b := range bandIDs {
+		p.bands = append(p.bands, bandRead{key: bands[i], ids: b})
+		for _, seq := range b {
+			if seen[seq] || skip(seq) {
+				continue
+			}
+			seen[seq] = true
+			if r := recs[seq]; r != nil && d.near(d.compare(e, r), d.opt.Near) {
+				p.near = append(p.near, r)
+			}
+		}
+	}
+	return p, nil
 }
 
 // verdict returns the verdict of e given its plan.
@@ -852,15 +1127,22 @@ func storeErrOrNil(err error) error {
 // byKey returns the stored document posted under (ns, key) for a namespace with at most
 // one (nsDoc, nsURL), or nil.
 func (d *Detector) byKey(ns store.Namespace, key []byte) (*Stored, error) {
-	var seq uint64
-	found := false
-	if err := d.st.IDs(ns, key, func(id uint64) bool { seq, found = id, true; return false }); err != nil {
-		return nil, storeErr(err)
+	r, _, err := d.byKeyIDs(ns, key)
+	return r, err
+}
+
+// byKeyIDs is byKey that also returns every id posted under the key: one, or on a
+// shared store, more while a race is being settled.
+func (d *Detector) byKeyIDs(ns store.Namespace, key []byte) (*Stored, []uint64, error) {
+	var ids []uint64
+	if err := d.st.IDs(ns, key, func(id uint64) bool { ids = append(ids, id); return d.shared }); err != nil {
+		return nil, nil, storeErr(err)
 	}
-	if !found {
-		return nil, nil
+	if len(ids) == 0 {
+		return nil, nil, nil
 	}
-	return d.load(seq)
+	r, err := d.load(ids[0])
+	return r, ids, err
 }
 
 // load returns the stored document with the record id, or nil when there is none.
@@ -941,6 +1223,9 @@ func (d *Detector) bandKeysOf(e *Entry) []uint64 {
 
 // index adds a stored document to the accelerators once its batch is written.
 func (d *Detector) index(r *Stored, bandKeys []uint64) {
+	if d.shared {
+		return
+	}
 	if d.indexed(&r.Entry) && !d.opt.NoSimHash {
 		d.sim.Add(r.seq, r.SimHash)
 	}
@@ -955,6 +1240,9 @@ func (d *Detector) index(r *Stored, bandKeys []uint64) {
 // written (the band filter cannot forget).
 func (d *Detector) unindex(r *Stored) {
 	d.recs.drop(r.seq)
+	if d.shared {
+		return
+	}
 	d.sim.Remove(r.seq)
 	d.bandIdx.remove(d.bandKeysOf(&r.Entry), r.seq)
 }
@@ -1019,7 +1307,7 @@ func (d *Detector) near(m Match, near Near) bool {
 // skip reports. Candidates come from the SimHash tables (whose postings are the permuted
 // fingerprints themselves, so a candidate is checked against the distance before any
 // record is read) and the band postings; each is read and checked against both measures.
-func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) ([]*Stored, error) {
+func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool, bands *[]bandRead) ([]*Stored, error) {
 	if e.Words < d.opt.MinWords {
 		return nil, nil
 	}
@@ -1047,7 +1335,7 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 		}
 		return true
 	}
-	if near != NearMinHash && !d.opt.NoSimHash {
+	if near != NearMinHash && !d.opt.NoSimHash && !d.shared {
 		ms, err := d.sim.Query(e.SimHash, d.opt.Distance)
 		if err != nil {
 			return nil, err
@@ -1060,7 +1348,7 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 	}
 	if near != NearSimHash && len(e.MinHash) == d.opt.MinHashK {
 		keys := lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
-		if ids, ok := d.bandIdx.appendIDs(nil, keys); ok {
+		if ids, ok := d.bandIdx.appendIDs(nil, keys); ok && !d.shared {
 			for _, id := range ids {
 				if consider(id); failed != nil {
 					return nil, failed
@@ -1069,10 +1357,16 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool) (
 			return out, nil
 		}
 		for _, k := range keys {
-			if !d.bandKeys.mayHave(k) {
+			if !d.shared && !d.bandKeys.mayHave(k) {
 				continue
 			}
-			if err := d.st.IDs(nsBand, be64(k), consider); err != nil {
+			read := consider
+			if bands != nil {
+				*bands = append(*bands, bandRead{key: k})
+				b := &(*bands)[len(*bands)-1]
+				read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
+			}
+			if err := d.st.IDs(nsBand, be64(k), read); err != nil {
 				return nil, storeErr(err)
 			}
 			if failed != nil {
@@ -1118,6 +1412,9 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 	if len(q.MinHash) != 0 && len(q.MinHash) != d.opt.MinHashK {
 		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.opt.MinHashK)
 	}
+	if d.shared && len(q.MinHash) == 0 {
+		return nil, fmt.Errorf("%w: a detector on a shared store finds candidates by MinHash bands: give the query a signature", ErrOptions)
+	}
 	near := d.opt.Near
 	switch {
 	case !q.HasSimHash:
@@ -1126,7 +1423,7 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 		near = NearSimHash
 	}
 	e := Entry{Fingerprints: Fingerprints{SimHash: q.SimHash, MinHash: q.MinHash, Words: d.opt.MinWords}}
-	found, err := d.nearStored(&e, near, func(uint64) bool { return false })
+	found, err := d.nearStored(&e, near, func(uint64) bool { return false }, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1252,8 +1549,15 @@ func (d *Detector) expire(now time.Time) (int, error) {
 	}
 }
 
-// Len returns the number of stored documents.
+// Len returns the number of stored documents. On a shared store that keeps counts
+// (store.Counter) it is the store's count, which may lag by the last add of each other
+// process; on another shared store, what this detector added less what it removed.
 func (d *Detector) Len() int {
+	if c, ok := d.st.(store.Counter); ok && d.shared {
+		if n, err := c.Count(nsDoc); err == nil {
+			return int(n)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.count
@@ -1263,7 +1567,20 @@ func (d *Detector) Len() int {
 // hash (see KeyFilter): a client that finds neither of a page's keys in it knows the page
 // is not a URL or exact duplicate without asking. It costs a copy of the filter (1.2 MB
 // at the defaults).
+//
+// On a shared store (see OpenDetector) the detector keeps no filter, as other processes
+// add keys it never sees: Prescreen fills one from the store each call, a scan of every
+// URL and main-text key, seconds a million documents. If the scan fails, it returns a
+// filter that holds every key, which costs clients lookups, never a missed duplicate.
 func (d *Detector) Prescreen() *KeyFilter {
+	if d.shared {
+		f, err := d.fillFilter(d.opt.Expected)
+		if err != nil {
+			f, _ = NewKeyFilter(1, d.opt.FilterRate)
+			f.f.BitSet().SetAll()
+		}
+		return f
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.filter.clone()

@@ -74,6 +74,11 @@ require (
 	// Prometheus' histogram_quantile cannot read; client_golang is already in the build
 	// through pebble, so it adds no module.
 	github.com/prometheus/client_golang v1.16.0
+	// go-redis: package store/redisstore, the Redis Cluster backend (neardup serve
+	// --redis). Redis's own maintained client; its ClusterClient follows MOVED and ASK
+	// redirects, routes pipelines by slot (one round trip per master) and reloads the
+	// slot map after a failover, none of which is ours to hand-write.
+	github.com/redis/go-redis/v9 v9.23.0
 	// x/sys: fcntl F_GETLK, which names the process holding a store's lock (pebble
 	// locks with F_SETLK); already in the build through pebble and x/term.
 	golang.org/x/sys v0.49.0
@@ -127,6 +132,7 @@ require (
 	github.com/wasilibs/go-re2 v1.7.0 // indirect
 	github.com/wasilibs/wazero-helpers v0.0.0-20240620070341-3dff1577cd52 // indirect
 	github.com/yosssi/gohtml v0.0.0-20201013000340-ee4748c638f4 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )

@@ -20,3 +20,8 @@ var ErrNoSpace = errors.New("store: not enough free disk space")
 // process: the store's log replay recovers every write that was durable. Test for it
 // with errors.Is.
 var ErrFailed = errors.New("store: failed writing its log; restart to recover")
+
+// ErrConflict reports that Conditional.ApplyIf applied nothing because a condition did
+// not hold: another writer changed a posting the caller read. Read again and decide
+// again. Test for it with errors.Is.
+var ErrConflict = errors.New("store: conflict: a posting the batch was conditioned on changed since it was read")

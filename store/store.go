@@ -144,3 +144,50 @@ func (b *Batch) Reset() {
 	b.ops = b.ops[:0]
 	b.data = b.data[:0]
 }
+
+// Cond is a condition of Conditional.ApplyIf: the postings of (Namespace, Key) are
+// exactly IDs (in any order; none for an empty posting).
+type Cond struct {
+	Namespace Namespace
+	Key       []byte
+	IDs       []uint64
+}
+
+// Conditional is a Store that several processes write at once, such as a Redis Cluster
+// shared by service replicas: a writer's in-process lock no longer orders every write,
+// so a decision read from the store is committed only if what it read still holds.
+type Conditional interface {
+	Store
+	// ApplyIf applies b as Apply does, but only if every condition holds when it
+	// applies, atomically with it; otherwise it applies nothing and returns an error
+	// wrapping ErrConflict. Each condition's key must be one that b adds to or removes
+	// from. ApplyIf does not keep b or conds.
+	ApplyIf(b *Batch, conds []Cond) error
+}
+
+// Key names the posting of one (namespace, key) pair.
+type Key struct {
+	Namespace Namespace
+	Key       []byte
+}
+
+// MultiReader is a Store that reads many postings or records in one call, for a backend
+// where each read is a round trip over the network (a Redis Cluster answers a pipeline in
+// one round trip to each master, in parallel).
+type MultiReader interface {
+	Store
+	// IDsMany returns the ids posted under each key, each in ascending order, as IDs
+	// would; ids[i] is nil when keys[i] has none.
+	IDsMany(keys []Key) (ids [][]uint64, err error)
+	// RecordsMany returns the records under ids, as Record would: recs[i] is a copy the
+	// caller owns, and nil when ok[i] is false.
+	RecordsMany(ids []uint64) (recs [][]byte, ok []bool, err error)
+}
+
+// Counter is a Store that keeps a count of the postings of each namespace, for a
+// backend where counting them by Postings would read the whole store.
+type Counter interface {
+	Store
+	// Count returns the number of postings, (key, id) pairs, in namespace ns.
+	Count(ns Namespace) (int64, error)
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
+	"github.com/neardup/neardup/store/redisstore"
 )
 
 var serveCommand = &command{
@@ -87,6 +88,7 @@ type serveCmd struct {
 	keep            string
 	noExtract       bool
 	text            textFlags
+	redis           redisFlags
 }
 
 // envName returns the environment variable of a flag.
@@ -123,6 +125,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
 	c.text.define(fs)
+	c.redis.define(fs)
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
 }
 
@@ -173,10 +176,34 @@ type serveConfig struct {
 	cacheSize int64
 	minFree   int64 // pebblestore.Options.MinFree: -1 for none
 	opt       neardup.Options
+	redis     *redisstore.Options // nil: the pebble store in data
+}
+
+// serveStore is the store the service runs on, as serve uses it beyond the detector:
+// closed at the end, asked for its health (the disk watermark, a failed log) and for a
+// consistent copy (POST /v1/admin/backup).
+type serveStore interface {
+	io.Closer
+	Health() error
+	Checkpoint(dir string) error
 }
 
 // storeKind is what openDetector keeps the index in, for /v1/stats.
-const storeKind = "pebble"
+func (cfg serveConfig) storeKind() string {
+	if cfg.redis != nil {
+		return "redis"
+	}
+	return "pebble"
+}
+
+// storePath is where the index lives: the data directory, or the Redis nodes given
+// (without credentials).
+func (cfg serveConfig) storePath() string {
+	if cfg.redis != nil {
+		return strings.Join(cfg.redis.Addrs, ",")
+	}
+	return cfg.data
+}
 
 // defaultCacheSize is --cache-size's default: enough for the hot blocks of a few million
 // documents' postings.
@@ -189,9 +216,12 @@ const defaultCacheSize = 256 << 20
 const defaultMemoryLimit = 1216 << 20
 
 // openDetector opens the pebble store at cfg.data (creating it when the directory is
-// empty or absent) and the detector over it, and returns the store, which the caller
-// closes.
-func openDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, *pebblestore.DB, error) {
+// empty or absent), or the Redis Cluster store with --redis, and the detector over it,
+// and returns the store, which the caller closes.
+func openDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, serveStore, error) {
+	if cfg.redis != nil {
+		return openRedisDetector(cfg, log)
+	}
 	s, err := pebblestore.Open(cfg.data, pebblestore.Options{CacheSize: cfg.cacheSize, MinFree: cfg.minFree, Logger: log})
 	if err != nil {
 		return nil, nil, err
@@ -225,17 +255,17 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	if err != nil {
 		return err
 	}
-	var db atomic.Pointer[pebblestore.DB] // once open
+	var db atomic.Pointer[serveStore] // once open
 	srv, err := server.New(server.Config{
 		Tokens: tokens, MaxBody: int64(c.maxBody), MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
-		Timeout: c.timeout, Logger: log, StorePath: cfg.data, StoreKind: storeKind,
+		Timeout: c.timeout, Logger: log, StorePath: cfg.storePath(), StoreKind: cfg.storeKind(),
 		Health: func() error {
 			if s := db.Load(); s != nil {
-				return s.Health()
+				return (*s).Health()
 			}
 			return nil
 		},
-		Backup: func(dir string) error { return db.Load().Checkpoint(dir) }, // the server asks once ready
+		Backup: func(dir string) error { return (*db.Load()).Checkpoint(dir) }, // the server asks once ready
 	})
 	if err != nil {
 		return usagef("%v", err)
@@ -270,7 +300,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	} else if ok, _ := limitMallocArenas(serveArenas); ok {
 		arenas = strconv.Itoa(serveArenas)
 	}
-	log.Info("loading the index", "data", cfg.data, "store", storeKind, "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
+	log.Info("loading the index", "data", cfg.storePath(), "store", cfg.storeKind(), "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
 	// The defaults differ from dedup's (docs/cli.md says why), so the log says which hold.
 	log.Info("duplicate rules", "near", c.near, "distance", c.distance, "threshold", c.threshold, "keep", c.keep,
 		"shingles", c.text.describe(), "extract", !c.noExtract)
@@ -282,15 +312,15 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	if err != nil {
 		srv.Shutdown(context.Background())
 		<-served
-		return fmt.Errorf("opening the index at %s: %w", cfg.data, err)
+		return fmt.Errorf("opening the index at %s: %w", cfg.storePath(), err)
 	}
 	copyOn, copyBytes := d.BandCopy()
 	log.Info("index loaded", "documents", d.Len(), "seconds", time.Since(start).Seconds(),
 		"band_copy", copyOn, "band_copy_bytes", copyBytes, "band_postings", d.BandPostings())
-	if !copyOn && c.bandMemory > 0 {
+	if !copyOn && c.bandMemory > 0 && cfg.redis == nil {
 		log.Warn("the band postings do not fit --band-memory: checks and queries look their bands up in the store, which is slower", "band_memory", c.bandMemory.String())
 	}
-	db.Store(closer)
+	db.Store(&closer)
 	srv.SetDetector(d)
 	go logBandMoves(ctx, log, d, 5*time.Second)
 	go logHealth(ctx, log, closer, 5*time.Second)
@@ -351,7 +381,7 @@ func logBandMoves(ctx context.Context, log *slog.Logger, d *neardup.Detector, in
 
 // logHealth logs, checking every interval until ctx ends, when the store stops taking
 // writes (its disk is below --min-free, or its log failed) and when it takes them again.
-func logHealth(ctx context.Context, log *slog.Logger, db *pebblestore.DB, interval time.Duration) {
+func logHealth(ctx context.Context, log *slog.Logger, db serveStore, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	// The state, not the message, which says how much is free and changes every time.
@@ -449,6 +479,9 @@ func (c *serveCmd) config() (serveConfig, error) {
 	}
 	if _, err := neardup.NewFingerprinter(cfg.opt); err != nil {
 		return cfg, usagef("%v", err)
+	}
+	if cfg.redis, err = c.redis.options(); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/store/redisstore"
+)
+
+// redisFlags are serve's flags for a Redis Cluster store.
+type redisFlags struct {
+	url      string
+	user     string
+	password string
+	ca       string
+	prefix   string
+	wait     int
+}
+
+func (r *redisFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&r.url, "redis", "", "keep the index in the Redis Cluster at `URL`: redis://host:port[,host:port...], rediss://\nfor TLS; replicas on one cluster share it and give the same verdicts; --data is then\nunused (default \"\": the embedded store in --data)")
+	fs.StringVar(&r.user, "redis-user", "", "authenticate to Redis as `USER` (ACL) (default \"\": the URL's, or none)")
+	fs.StringVar(&r.password, "redis-password", "", "authenticate to Redis with `PASSWORD` (default \"\": the URL's, or none)")
+	fs.StringVar(&r.ca, "redis-ca", "", "verify the Redis servers' TLS certificates against the PEM certificates in `FILE`\ninstead of the system's (default \"\")")
+	fs.StringVar(&r.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX`, so that several indexes share a cluster (default nd)")
+	fs.IntVar(&r.wait, "redis-wait", 0, "acknowledge an add only once `N` replicas of each master it wrote to have it (Redis WAIT)\n(default 0: once the masters have it)")
+}
+
+// options returns the store options the flags give, or nil without --redis.
+func (r *redisFlags) options() (*redisstore.Options, error) {
+	if r.url == "" {
+		return nil, nil
+	}
+	o, err := redisstore.ParseURL(r.url)
+	if err != nil {
+		return nil, usagef("--redis: %v", err)
+	}
+	if r.user != "" {
+		o.Username = r.user
+	}
+	if r.password != "" {
+		o.Password = r.password
+	}
+	if r.ca != "" {
+		pem, err := os.ReadFile(r.ca)
+		if err != nil {
+			return nil, usagef("--redis-ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, usagef("--redis-ca %s: no PEM certificate in it", r.ca)
+		}
+		o.TLS = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	}
+	if r.wait < 0 {
+		return nil, usagef("--redis-wait %d: use 0 or a number of replicas", r.wait)
+	}
+	o.Prefix, o.Wait = r.prefix, r.wait
+	return &o, nil
+}
+
+// openRedisDetector opens the detector over the Redis Cluster store, logging a warning
+// for each cluster setting that falls short of the durability the service promises.
+func openRedisDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, serveStore, error) {
+	s, err := redisstore.Open(*cfg.redis)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	warnings, err := s.CheckConfig(ctx)
+	cancel()
+	if err != nil {
+		// A managed Redis may refuse CONFIG GET: say so, and go on.
+		log.Warn("cannot read the Redis settings the service depends on (appendonly, appendfsync, cluster-node-timeout); check them by hand", "err", err)
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	d, err := neardup.OpenDetector(s, cfg.opt)
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("redis %v: %w", cfg.redis.Addrs, err)
+	}
+	return d, redisServeStore{s}, nil
+}
+
+// redisServeStore is a Redis Cluster store as serve uses it. Redis keeps its own health
+// (a failed write is an error of that write) and its own backups: a replica keeps no
+// state, so there is nothing of its own to copy.
+type redisServeStore struct{ *redisstore.DB }
+
+// Health reports nothing: the cluster's state shows in each write's error.
+func (redisServeStore) Health() error { return nil }
+
+// Checkpoint refuses: back a Redis Cluster up with Redis's own means.
+func (redisServeStore) Checkpoint(string) error {
+	return errors.New("a Redis Cluster store is backed up by Redis itself (BGSAVE or the AOF files of each master), not by neardup")
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup/internal/redistest"
+)
+
+// TestServeRedis runs two serve replicas over one real Redis Cluster, as behind a load
+// balancer: what one adds the other finds, and the same content posted to both at the
+// same instant is unique on exactly one.
+func TestServeRedis(t *testing.T) {
+	c := redistest.Start(t)
+	var bases []string
+	for range 2 {
+		base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-wait", "1")
+		t.Cleanup(func() {
+			if err := stop(); err != nil {
+				t.Errorf("serve: %v\n%s", err, logs)
+			}
+		})
+		waitReady(t, base)
+		if out := logs.String(); strings.Contains(out, "msg=\"redis ") || strings.Contains(out, "band-memory") {
+			t.Errorf("warnings on a cluster set up as the service needs:\n%s", out)
+		}
+		bases = append(bases, base)
+	}
+	post := func(base, id, text string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"id":%q,"text":%q}`, id, text)
+		resp, err := http.Post(base+"/v1/documents", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var v struct{ Verdict string }
+		if resp.StatusCode != 200 || json.Unmarshal(b, &v) != nil {
+			t.Fatalf("POST %s: %d %s", id, resp.StatusCode, b)
+		}
+		return v.Verdict
+	}
+	if v := post(bases[0], "a", "hello there world, a page"); v != "unique" {
+		t.Errorf("first add: %s", v)
+	}
+	if v := post(bases[1], "b", "hello there world, a page"); v != "exact-duplicate" {
+		t.Errorf("the same text on the other replica: %s, want exact-duplicate", v)
+	}
+	for i := range 50 {
+		var vs [2]string
+		var wg sync.WaitGroup
+		for j := range 2 {
+			wg.Go(func() {
+				vs[j] = post(bases[j], fmt.Sprintf("r%d-%d", i, j), fmt.Sprintf("race number %d of the serve test", i))
+			})
+		}
+		wg.Wait()
+		if (vs[0] == "unique") == (vs[1] == "unique") {
+			t.Fatalf("race %d: verdicts %q; want exactly one unique", i, vs)
+		}
+	}
+	resp, err := http.Get(bases[1] + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct{ Store struct{ Path, Kind string } }
+	if json.NewDecoder(resp.Body).Decode(&st) != nil || st.Store.Kind != "redis" || st.Store.Path != strings.Join(c.Addrs, ",") {
+		t.Errorf("stats store = %+v, want kind redis at the cluster's nodes", st.Store)
+	}
+}

@@ -1,0 +1,198 @@
+// Package redistest starts a real Redis Cluster for tests: six redis-server processes on
+// free loopback ports (three masters, one replica each) in a temporary directory, joined
+// with redis-cli --cluster create, and killed when the test ends. It is a test helper:
+// Start takes a *testing.T and skips the test when redis-server or redis-cli is missing,
+// or fails it under CI=true, where .ci/run installs them.
+package redistest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/internal/testtool"
+)
+
+// Cluster is a running Redis Cluster of local processes.
+type Cluster struct {
+	// Addrs are the nodes' host:port, masters first as redis-cli assigned them at
+	// creation (it makes the first len(Addrs)/2 masters).
+	Addrs []string
+	procs []*exec.Cmd
+	args  [][]string // each node's redis-server command line, for Restart
+	cli   string
+}
+
+// Masters and Replicas are the shape of every cluster Start makes.
+const (
+	Masters  = 3
+	Replicas = 1
+)
+
+// Start starts a cluster of Masters masters with Replicas replicas each, with
+// appendonly on, appendfsync everysec and a cluster-node-timeout of 2 s, waits until
+// every node reports cluster_state:ok, and registers a cleanup that kills the processes.
+// It takes a few seconds; a test package should start one and share it, separating its
+// tests by key prefix.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	server := testtool.Path(t, "redis-server")
+	cli := testtool.Path(t, "redis-cli")
+	dir := t.TempDir()
+	c := &Cluster{cli: cli}
+	t.Cleanup(c.stop)
+	n := Masters * (1 + Replicas)
+	for i := range n {
+		port, bus := freePort(t), freePort(t)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		nodeDir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(nodeDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(server,
+			"--port", strconv.Itoa(port), "--cluster-port", strconv.Itoa(bus),
+			"--bind", "127.0.0.1", "--dir", nodeDir, "--daemonize", "no",
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "everysec",
+			"--save", "", "--logfile", filepath.Join(nodeDir, "log"))
+		if err := cmd.Start(); err != nil {
+			fail(t, "redistest: start redis-server: %v", err)
+		}
+		c.procs = append(c.procs, cmd)
+		c.args = append(c.args, cmd.Args)
+		c.Addrs = append(c.Addrs, addr)
+	}
+	for i, a := range c.Addrs {
+		c.waitFor(t, a, []string{"ping"}, "PONG", filepath.Join(dir, strconv.Itoa(i), "log"))
+	}
+	args := append([]string{"--cluster", "create"}, c.Addrs...)
+	args = append(args, "--cluster-replicas", strconv.Itoa(Replicas), "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		fail(t, "redistest: redis-cli --cluster create: %v\n%s", err, out)
+	}
+	for i, a := range c.Addrs {
+		c.waitFor(t, a, []string{"cluster", "info"}, "cluster_state:ok", filepath.Join(dir, strconv.Itoa(i), "log"))
+	}
+	// A replica syncs with its master after the cluster forms; until then WAIT counts
+	// no replica.
+	for i, a := range c.Addrs {
+		c.waitFor(t, a, []string{"info", "replication"}, "connected_slaves:"+strconv.Itoa(Replicas)+"|master_link_status:up", filepath.Join(dir, strconv.Itoa(i), "log"))
+	}
+	return c
+}
+
+// fail skips the test, or fails it under CI=true: a cluster that cannot start on a
+// developer's machine is not this test's failure, but in CI it is.
+func fail(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format+" (the test needs a local Redis Cluster)", args...)
+}
+
+// waitFor runs redis-cli args against addr until its output contains want (or one of
+// its alternatives, separated by |), for up to 30 s; then it fails with the node's log.
+func (c *Cluster) waitFor(t testing.TB, addr string, args []string, want, logFile string) {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := exec.Command(c.cli, append([]string{"-h", host, "-p", port}, args...)...).CombinedOutput()
+		for w := range strings.SplitSeq(want, "|") {
+			if err == nil && bytes.Contains(out, []byte(w)) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(logFile)
+			fail(t, "redistest: node %s did not answer %q to %v within 30 s (last: %q, %v); its log:\n%s",
+				addr, want, args, out, err, log)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// URL returns the nodes as neardup serve's --redis takes them:
+// redis://host:port,host:port,...
+func (c *Cluster) URL() string { return "redis://" + strings.Join(c.Addrs, ",") }
+
+// Kill kills node i with SIGKILL, as a crash would, and waits for it to exit.
+func (c *Cluster) Kill(i int) error {
+	p := c.procs[i]
+	if p == nil {
+		return fmt.Errorf("redistest: node %d is not running", i)
+	}
+	c.procs[i] = nil
+	if err := p.Process.Kill(); err != nil {
+		return err
+	}
+	_ = p.Wait() // a killed process reports "signal: killed"
+	return nil
+}
+
+// Restart starts node i again after Kill, with its data and its nodes.conf: it rejoins
+// the cluster, as a replica if another node took over its slots meanwhile.
+func (c *Cluster) Restart(i int) error {
+	if c.procs[i] != nil {
+		return fmt.Errorf("redistest: node %d is running", i)
+	}
+	cmd := exec.Command(c.args[i][0], c.args[i][1:]...)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("redistest: restart node %d: %w", i, err)
+	}
+	c.procs[i] = cmd
+	return nil
+}
+
+// Reshard moves n slots from node from to node to (both masters) with redis-cli
+// --cluster reshard, which migrates their keys one by one (MIGRATE): clients meanwhile get
+// MOVED and ASK redirects.
+func (c *Cluster) Reshard(from, to, n int) error {
+	id := func(i int) (string, error) {
+		host, port, _ := net.SplitHostPort(c.Addrs[i])
+		out, err := exec.Command(c.cli, "-h", host, "-p", port, "cluster", "myid").Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	src, err := id(from)
+	if err != nil {
+		return fmt.Errorf("redistest: node %d id: %w", from, err)
+	}
+	dst, err := id(to)
+	if err != nil {
+		return fmt.Errorf("redistest: node %d id: %w", to, err)
+	}
+	out, err := exec.Command(c.cli, "--cluster", "reshard", c.Addrs[from], "--cluster-from", src, "--cluster-to", dst,
+		"--cluster-slots", strconv.Itoa(n), "--cluster-yes", "--cluster-pipeline", "10").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("redistest: reshard: %w\n%s", err, out)
+	}
+	return nil
+}
+
+func (c *Cluster) stop() {
+	for i, p := range c.procs {
+		if p != nil {
+			_ = c.Kill(i)
+		}
+	}
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
