@@ -537,6 +537,12 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if math.IsNaN(e.Priority) {
 		return Verdict{}, errNaNPriority(e.ID)
 	}
+	now := d.opt.Now()
+	if e.FetchTime.IsZero() {
+		// Before the peek too: the keep policy orders by fetch time, and a peek must
+		// name the survivor an add would.
+		e.FetchTime = now
+	}
 	if !add {
 		d.mu.Lock()
 		h := d.hints(&e)
@@ -546,10 +552,6 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 			return Verdict{}, err
 		}
 		return d.verdict(&e, &p), nil
-	}
-	now := d.opt.Now()
-	if e.FetchTime.IsZero() {
-		e.FetchTime = now
 	}
 	// The reads go without the lock; under it, the changes made meanwhile are merged
 	// in (or, when they touch what the reads found, the reads are made again).
@@ -714,7 +716,7 @@ func (d *Detector) merge(e *Entry, p *plan, cs []change) bool {
 		switch {
 		case holds(a.seq):
 			// The reads saw it already.
-		case a.Main == e.Main:
+		case a.Main == e.Main && !e.Main.Empty():
 			if len(p.exact) < maxGroup {
 				p.exact = append(p.exact, a)
 			}
@@ -735,7 +737,7 @@ type keyHints struct{ url, main bool }
 // every write logged so far, so an add that takes its hints with its generation misses
 // no key but those of later writes, which it merges or reads again.
 func (d *Detector) hints(e *Entry) keyHints {
-	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: d.filter.HasExact(e.Main)}
+	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: !e.Main.Empty() && d.filter.HasExact(e.Main)}
 }
 
 // gather reads what the verdict of e depends on (see plan), given the key filter's hints.

@@ -203,7 +203,7 @@ func FuzzGunzip(f *testing.F) {
 	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, z []byte) {
 		const max = 1 << 12
-		out, err := gunzip(z, max)
+		out, err := gunzip(z, max, nil)
 		checkDecodeError(t, err)
 		if len(out) > max {
 			t.Fatalf("%d bytes out, more than %d", len(out), max)

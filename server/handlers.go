@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -225,12 +226,26 @@ func (s *Server) lookup(ctx context.Context, d *neardup.Detector, id string) (*s
 	return out, err
 }
 
+// pathID returns the {id} of the request's path, or 400 invalid_document when it is not
+// UTF-8 text: no document can have such an id.
+func pathID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if !utf8.ValidString(id) {
+		return "", errorf(http.StatusBadRequest, "invalid_document", "the id %q is not UTF-8 text: percent-encode the id's UTF-8 bytes", id)
+	}
+	return id, nil
+}
+
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.detector()
 	if err != nil {
 		return err
 	}
-	out, err := s.lookup(r.Context(), d, r.PathValue("id"))
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.lookup(r.Context(), d, id)
 	if err != nil {
 		return err
 	}
@@ -243,7 +258,10 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
 	var ok bool
 	if err := s.do(r.Context(), func(context.Context) error {
 		var err error
