@@ -24,6 +24,9 @@ type Entry struct {
 	ID        string
 	Priority  float64
 	FetchTime time.Time
+	// RawURL is the URL as the document gave it, when canonicalization changed it
+	// (Fingerprints.URL is the canonical one, the dedup key); "" otherwise.
+	RawURL string
 	Fingerprints
 }
 
@@ -796,7 +799,7 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 
 // verdict returns the verdict of e given its plan.
 func (d *Detector) verdict(e *Entry, p *plan) Verdict {
-	v := Verdict{ID: e.ID, URL: e.URL, Survivor: e.ID}
+	v := Verdict{ID: e.ID, URL: e.URL, RawURL: e.RawURL, Survivor: e.ID}
 	if p.seen != nil {
 		m := d.compare(e, p.seen)
 		m.Kind = URLDuplicate

@@ -171,6 +171,7 @@ type hashesJSON struct {
 type storedJSON struct {
 	ID        string          `json:"id"`
 	URL       string          `json:"url,omitempty"`
+	RawURL    string          `json:"raw_url,omitempty"`
 	Priority  float64         `json:"priority"`
 	FetchTime time.Time       `json:"fetch_time"`
 	LastSeen  time.Time       `json:"last_seen"`
@@ -195,7 +196,7 @@ func (s *Server) lookup(ctx context.Context, d *neardup.Detector, id string) (*s
 			return errorf(http.StatusNotFound, "not_found", "no document %s in the index", strconv.Quote(id))
 		}
 		out = &storedJSON{
-			ID: st.ID, URL: st.URL, Priority: st.Priority, FetchTime: st.FetchTime, LastSeen: st.LastSeen,
+			ID: st.ID, URL: st.URL, RawURL: st.RawURL, Priority: st.Priority, FetchTime: st.FetchTime, LastSeen: st.LastSeen,
 			Title: st.Title, Words: st.Words, Method: st.Method,
 			SimHash: formatSimHash(st.SimHash), MinHash: formatMinHash(st.MinHash),
 			Hashes: hashesJSON{st.Raw, st.Text, st.Main},

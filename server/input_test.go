@@ -150,3 +150,23 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestRawURL: the verdict and GET give the URL as sent, next to the canonical one.
+func TestRawURL(t *testing.T) {
+	_, ts := start(t, Config{})
+	const raw = "HTTP://Example.COM:80/a/../b?x=1#frag"
+	_, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("a", raw, article))
+	var v neardup.Verdict
+	if err := json.Unmarshal(body, &v); err != nil || v.RawURL != raw || v.URL != "http://example.com/b?x=1" {
+		t.Errorf("verdict %s, %v", body, err)
+	}
+	_, body, _ = call(t, ts, "GET", "/v1/documents/a", "", "")
+	var st storedJSON
+	if err := json.Unmarshal(body, &st); err != nil || st.RawURL != raw || st.URL != v.URL {
+		t.Errorf("GET %s, %v", body, err)
+	}
+	_, body, _ = call(t, ts, "POST", "/v1/check", "", docJSON("b", "http://example.com/c", article))
+	if strings.Contains(string(body), "raw_url") {
+		t.Errorf("a canonical URL is given twice: %s", body)
+	}
+}
