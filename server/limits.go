@@ -171,6 +171,11 @@ var healthRoutes = map[string]bool{"GET /healthz": true, "GET /readyz": true, "G
 // connReserve is how many connections past MaxConns are accepted for healthRoutes only.
 const connReserve = 16
 
+// reserveLife bounds how long a connection in the reserve is read from: a probe asks
+// and is answered within it, while an idle client that took a reserve slot gives it
+// back as soon, rather than after ReadHeaderTimeout.
+const reserveLife = time.Second
+
 // errConnReserve answers a request other than a health check on a reserve connection.
 var errConnReserve = errorf(http.StatusServiceUnavailable, "too_many_connections", "the server holds as many connections as its --max-conns allows; retry after the Retry-After seconds, or reuse a connection")
 
@@ -193,8 +198,13 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		n := l.open.Add(1)
+		if n <= l.max {
+			return &limitedConn{Conn: c, l: l}, nil
+		}
 		if n <= l.max+connReserve {
-			return &limitedConn{Conn: c, l: l, reserve: n > l.max}, nil
+			until := time.Now().Add(reserveLife)
+			c.SetReadDeadline(until)
+			return &limitedConn{Conn: c, l: l, reserve: true, until: until}, nil
 		}
 		l.open.Add(-1)
 		l.met.refusedConns.Inc()
@@ -220,8 +230,25 @@ func refuseConn(c net.Conn) {
 type limitedConn struct {
 	net.Conn
 	l       *connLimiter
-	reserve bool // past max: health checks only
+	reserve bool      // past max: health checks only
+	until   time.Time // a reserve connection's last read deadline
 	closed  atomic.Bool
+}
+
+// SetReadDeadline keeps a reserve connection's deadlines within its life.
+func (c *limitedConn) SetReadDeadline(t time.Time) error {
+	if c.reserve && (t.IsZero() || t.After(c.until)) {
+		t = c.until
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// SetDeadline keeps a reserve connection's read deadlines within its life.
+func (c *limitedConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetDeadline(t); err != nil || !c.reserve {
+		return err
+	}
+	return c.SetReadDeadline(t)
 }
 
 func (c *limitedConn) Close() error {

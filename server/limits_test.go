@@ -192,7 +192,7 @@ func get(t *testing.T, addr, path string) (int, []byte) {
 // clients are served again.
 func TestMaxConns(t *testing.T) {
 	const max = 8
-	_, addr := serveOn(t, Config{MaxConns: max, ReadHeaderTimeout: time.Second})
+	_, addr := serveOn(t, Config{MaxConns: max, ReadHeaderTimeout: 3 * time.Second})
 	var idle []net.Conn
 	for range max {
 		c, err := net.Dial("tcp", addr)
@@ -220,6 +220,12 @@ func TestMaxConns(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	code, body = get(t, addr, "/healthz")
 	wantError(t, "past the reserve", code, body, 503, "too_many_connections")
+	// Idle connections in the reserve are dropped within reserveLife, and the reserve
+	// serves the probes again well before ReadHeaderTimeout frees the others.
+	time.Sleep(reserveLife + 200*time.Millisecond)
+	if code, body := get(t, addr, "/healthz"); code != 200 {
+		t.Errorf("GET /healthz once the idle reserve connections are dropped: %d %s", code, body)
+	}
 
 	// The idle connections are dropped after ReadHeaderTimeout.
 	deadline := time.Now().Add(5 * time.Second)
