@@ -87,8 +87,11 @@ func (g *bodyGrant) take(n int64) error {
 	return nil
 }
 
-// release gives back all the request held.
+// release gives back all the request held; a nil grant holds nothing.
 func (g *bodyGrant) release() {
+	if g == nil {
+		return
+	}
 	g.budget.give(g.held)
 	g.held = 0
 }
@@ -135,16 +138,17 @@ func (b *budgetBody) Read(p []byte) (int, error) {
 
 // grantBody puts r's body under a new grant of body memory: it takes the announced
 // length at once (waiting up to QueueWait), so the body can be read into one slice of
-// that size. A body announced over MaxBody is 413 too_large without a byte read. The
-// caller releases the grant when the request ends.
+// that size. A body announced over MaxBody is 413 too_large without a byte read. A
+// request without a body gets a nil grant. The caller releases the grant when the
+// request ends.
 func (s *Server) grantBody(r *http.Request) (*bodyGrant, error) {
 	if r.ContentLength > s.cfg.MaxBody {
 		return nil, errorf(http.StatusRequestEntityTooLarge, "too_large", "the body is %d bytes, over %d (the server's --max-body); send less", r.ContentLength, s.cfg.MaxBody)
 	}
-	g := &bodyGrant{budget: s.bodies, ctx: r.Context(), wait: s.cfg.QueueWait}
 	if r.Body == nil || r.Body == http.NoBody {
-		return g, nil
+		return nil, nil
 	}
+	g := &bodyGrant{budget: s.bodies, ctx: r.Context(), wait: s.cfg.QueueWait}
 	known := r.ContentLength >= 0
 	if known {
 		if err := g.take(r.ContentLength); err != nil {
