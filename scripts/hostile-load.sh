@@ -6,8 +6,8 @@
 # service --mode check`) twice for SECONDS each: alone, and while hostile clients send
 #   - JSON nested 2,000,000 levels deep to /v1/check, /v1/documents and
 #     /v1/fingerprints/query (4 loops),
-#   - 31 MiB bodies to /v1/documents (60 loops, 0.1 s apart; each body decodes and is
-#     then refused for its bad fetch_time),
+#   - 31 MiB bodies to /v1/documents (60 loops, each waiting the 1 s of Retry-After
+#     between answers; each body decodes and is then refused for its bad fetch_time),
 #   - 1,010 idle connections, opened again every 9 s.
 # Meanwhile /healthz is asked every 0.2 s and the server's RSS sampled every 0.2 s.
 # It prints the figures and fails (exit 1) if the server exits, a health check fails,
@@ -35,7 +35,7 @@ bin=$tmp/neardup
 head -c 2000000 /dev/zero | tr '\0' '[' >"$tmp/deep.json"
 {
 	printf '{"id":"big","text":"'
-	yes word | head -c $((31 << 20)) | tr '\n' ' '
+	(set +o pipefail; yes word | head -c $((31 << 20)) | tr '\n' ' ') # yes ends on SIGPIPE
 	printf '","fetch_time":"never"}'
 } >"$tmp/big.json"
 
@@ -85,7 +85,7 @@ for i in $(seq 60); do
 	(
 		while :; do
 			curl -s -o /dev/null -w '%{http_code}\n' --max-time 30 --data-binary "@$tmp/big.json" "$base/v1/documents" || echo 000
-			sleep 0.1
+			sleep 1
 		done >>"$tmp/big.codes"
 	) &
 	pids+=($!)

@@ -176,6 +176,11 @@ func decodeDocument(body []byte) (neardup.Document, error) {
 // parsers are the fastjson parsers of decodeDocumentJSON.
 var parsers fastjson.ParserPool
 
+// maxPooledBody is the largest body whose parser goes back to the pool: a parser keeps
+// its copy of the largest body it has parsed, and pooled parsers of 31 MiB bodies held
+// hundreds of megabytes past their requests, outside the body memory.
+const maxPooledBody = 1 << 20
+
 // decodeDocumentJSON is decodeStrict for a document, the service's commonest body, in
 // a fraction of its time (encoding/json scans a body twice and was 8% of the server's
 // CPU under a closed loop of adds). It takes what fastjson validates and parses when
@@ -274,7 +279,9 @@ func withObject(body []byte, fn func(o *fastjson.Object) bool) bool {
 		return false
 	}
 	p := parsers.Get()
-	defer parsers.Put(p)
+	if len(body) <= maxPooledBody {
+		defer parsers.Put(p)
+	}
 	v, err := p.ParseBytes(body)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return false

@@ -98,7 +98,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
 	c.maxBody, c.memoryLimit, c.cacheSize, c.bandMemory = server.DefaultMaxBody, defaultMemoryLimit, defaultCacheSize, neardup.DefaultBandMemory
 	fs.Var(&c.maxBody, "max-body", "refuse request bodies over `BYTES` with 413 (default 32MiB)")
-	fs.Var(&c.bodyMemory, "body-memory", "hold at most `BYTES` of request bodies at once; a body that does not fit waits 100 ms,\nthen gets 429 (default 0: a quarter of --memory-limit, 256MiB without one, and at\nleast --max-body)")
+	fs.Var(&c.bodyMemory, "body-memory", "hold at most `BYTES` of request bodies at once; a body that does not fit waits 100 ms,\nthen gets 429 (default 0: an eighth of --memory-limit, 256MiB without one, and at\nleast --max-body)")
 	fs.IntVar(&c.maxConns, "max-conns", 0, "serve at most `N` connections at once, and 16 more for /healthz, /readyz and /metrics;\nmore are answered 503 and closed (default 0: from the open files limit, less what the\nstore needs, at most 10000)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes with 400, after html_base64 decoding (default %d:\n%d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents or queries with 413 (default %d)", server.DefaultMaxBatch))
@@ -386,15 +386,16 @@ func (c *serveCmd) config() (serveConfig, error) {
 	return cfg, nil
 }
 
-// bodyMemoryOrDefault returns --body-memory, or its default: a quarter of
-// --memory-limit, as a body's decoding and work take about as much again as the body,
-// and the index needs the rest.
+// bodyMemoryOrDefault returns --body-memory, or its default: an eighth of
+// --memory-limit, as a body held while it is decoded and worked on takes about three
+// times its size (the bytes, the parser's copy, the decoded strings), and the index
+// needs the rest.
 func (c *serveCmd) bodyMemoryOrDefault() int64 {
 	switch {
 	case c.bodyMemory > 0:
 		return int64(c.bodyMemory)
 	case c.memoryLimit > 0:
-		return int64(c.memoryLimit) / 4
+		return int64(c.memoryLimit) / 8
 	}
 	return 0 // server.DefaultBodyMemory
 }

@@ -278,8 +278,8 @@ func TestServeLimits(t *testing.T) {
 	c := &serveCmd{}
 	fs := newFlagSet(serveCommand, c)
 	parseArgs(fs, nil)
-	if got := c.bodyMemoryOrDefault(); got != defaultMemoryLimit/4 {
-		t.Errorf("--body-memory default %d, want a quarter of --memory-limit", got)
+	if got := c.bodyMemoryOrDefault(); got != defaultMemoryLimit/8 {
+		t.Errorf("--body-memory default %d, want an eighth of --memory-limit", got)
 	}
 	for _, tc := range []struct {
 		files uint64
