@@ -239,6 +239,16 @@ type limitedConn struct {
 	closed  atomic.Bool
 }
 
+// CloseWrite half-closes the connection when it can, as net/http does before closing
+// one whose request body it has not read (an early 413 or 429), so that the client
+// reads the answer rather than a reset; the wrapper would hide it otherwise.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // SetReadDeadline keeps a reserve connection's deadlines within its life.
 func (c *limitedConn) SetReadDeadline(t time.Time) error {
 	if c.reserve && (t.IsZero() || t.After(c.until)) {

@@ -270,3 +270,13 @@ func TestSlowloris(t *testing.T) {
 	}
 	t.Fatal("the whole slow header was read")
 }
+
+// TestEarly413 sends a body announced and sent over MaxBody at once, through Serve's
+// connection limiter: the client reads the 413, not a reset.
+func TestEarly413(t *testing.T) {
+	_, addr := serveOn(t, Config{MaxBody: 64 << 10})
+	c := rawRequest(t, addr, "POST", "/v1/documents", 4<<20, "")
+	go c.Write(bytes.Repeat([]byte("x"), 4<<20)) // fails once the server closes
+	code, body, _ := readAnswer(t, c)
+	wantError(t, "a 4 MiB body over a 64 KiB MaxBody", code, body, 413, "too_large")
+}
