@@ -132,7 +132,7 @@ type Server struct {
 	routes  []route
 	sem     chan struct{}
 	bodies  *byteBudget
-	large   chan struct{} // bodies over largeBody at work: GOMAXPROCS/4, at least 1
+	large   chan struct{}  // bodies over largeBody at work: GOMAXPROCS/4, at least 1
 	jobs    chan job       // to a worker waiting for work (see worker)
 	work    sync.WaitGroup // requests' work, which may outlive a timed-out request
 	met     *metrics
