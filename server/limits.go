@@ -69,23 +69,13 @@ func (b *byteBudget) give(n int64) {
 	b.mu.Unlock()
 }
 
-// largeBody is the size from which a body announced by its Content-Length takes a slot
-// of Server.large: decoding and working on a body of tens of megabytes takes a core for
-// a good part of a second, and without the slots a flood of them took the CPU from
-// every small request.
-const largeBody = 1 << 20
-
-// errLargeBodies answers a large body when every large-body slot stays taken.
-var errLargeBodies = errorf(http.StatusTooManyRequests, "overloaded", "the server is working on as many bodies over 1 MiB as it takes at once; retry after the Retry-After seconds, or send smaller batches")
-
-// bodyGrant is the body memory one request holds, and its large-body slot; it is used
-// by the request's goroutine only, and given back when the request ends.
+// bodyGrant is the body memory one request holds; it is used by the request's goroutine
+// only, and given back when the request ends.
 type bodyGrant struct {
 	budget *byteBudget
 	ctx    context.Context
 	wait   time.Duration
 	held   int64
-	large  chan struct{} // the slot's semaphore, when the body took one
 }
 
 // take takes n more bytes for the request, or returns errBodyMemory.
@@ -104,10 +94,6 @@ func (g *bodyGrant) release() {
 	}
 	g.budget.give(g.held)
 	g.held = 0
-	if g.large != nil {
-		<-g.large
-		g.large = nil
-	}
 }
 
 // budgetChunk is the most body memory a read of unknown length takes at a time.
@@ -152,7 +138,7 @@ func (b *budgetBody) Read(p []byte) (int, error) {
 
 // grantBody puts r's body under a new grant of body memory: it takes the announced
 // length at once (waiting up to QueueWait), so the body can be read into one slice of
-// that size, and a body over largeBody takes a large-body slot too (as long). A body announced over MaxBody is 413 too_large without a byte read. A
+// that size. A body announced over MaxBody is 413 too_large without a byte read. A
 // request without a body gets a nil grant. The caller releases the grant when the
 // request ends.
 func (s *Server) grantBody(r *http.Request) (*bodyGrant, error) {
@@ -163,42 +149,15 @@ func (s *Server) grantBody(r *http.Request) (*bodyGrant, error) {
 		return nil, nil
 	}
 	g := &bodyGrant{budget: s.bodies, ctx: r.Context(), wait: s.cfg.QueueWait}
-	if r.ContentLength > largeBody {
-		if !takeSlot(r.Context(), s.large, s.cfg.QueueWait) {
-			s.met.rejected.Inc()
-			return nil, errLargeBodies
-		}
-		g.large = s.large
-	}
 	known := r.ContentLength >= 0
 	if known {
 		if err := g.take(r.ContentLength); err != nil {
-			g.release()
 			s.met.rejected.Inc()
 			return nil, err
 		}
 	}
 	r.Body = &budgetBody{ReadCloser: r.Body, g: g, known: known}
 	return g, nil
-}
-
-// takeSlot takes a slot of sem, waiting at most wait (or until ctx ends); it reports
-// whether it took one.
-func takeSlot(ctx context.Context, sem chan struct{}, wait time.Duration) bool {
-	select {
-	case sem <- struct{}{}:
-		return true
-	default:
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case sem <- struct{}{}:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
 }
 
 // grantOf returns the grant r's body is read under, or nil.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -280,40 +279,4 @@ func TestEarly413(t *testing.T) {
 	go c.Write(bytes.Repeat([]byte("x"), 4<<20)) // fails once the server closes
 	code, body, _ := readAnswer(t, c)
 	wantError(t, "a 4 MiB body over a 64 KiB MaxBody", code, body, 413, "too_large")
-}
-
-// TestLargeBodies holds the only large-body slot with a slow upload: another body over
-// 1 MiB is 429, a small one is answered.
-func TestLargeBodies(t *testing.T) {
-	s, err := New(Config{MaxBody: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.large = make(chan struct{}, 1) // before the server's goroutines start
-	s.SetDetector(newDetector(t))
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	addr := ts.Listener.Addr().String()
-	big := docJSON("big", "", strings.Repeat("word ", 2<<20/5))
-	slow := rawRequest(t, addr, "POST", "/v1/check", len(big), big[:100])
-	for deadline := time.Now().Add(5 * time.Second); len(s.large) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the slow upload took no large-body slot")
-		}
-	}
-	code, body, h := call(t, ts, "POST", "/v1/check", "", docJSON("big2", "", strings.Repeat("more ", 2<<20/5)))
-	wantError(t, "a second large body", code, body, 429, "overloaded")
-	if h.Get("Retry-After") == "" {
-		t.Error("429 without Retry-After")
-	}
-	if code, body, _ := call(t, ts, "POST", "/v1/check", "", docJSON("small", "", article)); code != 200 {
-		t.Errorf("a small body while the large slot is held: %d %s", code, body)
-	}
-	io.WriteString(slow, big[100:])
-	if code, body, _ := readAnswer(t, slow); code != 200 {
-		t.Fatalf("the slow upload: %d %.200s", code, body)
-	}
-	if len(s.large) != 0 {
-		t.Error("the large-body slot was not given back")
-	}
 }

@@ -132,7 +132,6 @@ type Server struct {
 	routes  []route
 	sem     chan struct{}
 	bodies  *byteBudget
-	large   chan struct{}  // bodies over largeBody at work: GOMAXPROCS/4, at least 1
 	jobs    chan job       // to a worker waiting for work (see worker)
 	work    sync.WaitGroup // requests' work, which may outlive a timed-out request
 	met     *metrics
@@ -167,7 +166,6 @@ func New(cfg Config) (*Server, error) {
 		mux:     http.NewServeMux(),
 		sem:     make(chan struct{}, cfg.MaxInflight),
 		bodies:  newByteBudget(cfg.BodyMemory),
-		large:   make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/4)),
 		jobs:    make(chan job),
 		started: time.Now(),
 	}
