@@ -25,6 +25,9 @@ type Entry struct {
 	ID        string
 	Priority  float64
 	FetchTime time.Time
+	// RawURL is the URL as the document gave it, when canonicalization changed it
+	// (Fingerprints.URL is the canonical one, the dedup key); "" otherwise.
+	RawURL string
 	Fingerprints
 }
 
@@ -582,6 +585,12 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 	if math.IsNaN(e.Priority) {
 		return Verdict{}, errNaNPriority(e.ID)
 	}
+	now := d.opt.Now()
+	if e.FetchTime.IsZero() {
+		// Before the peek too: the keep policy orders by fetch time, and a peek must
+		// name the survivor an add would.
+		e.FetchTime = now
+	}
 	if !add {
 		d.mu.Lock()
 		h := d.hints(&e)
@@ -591,10 +600,6 @@ func (d *Detector) CheckEntry(e Entry, add bool) (Verdict, error) {
 			return Verdict{}, err
 		}
 		return d.verdict(&e, &p), nil
-	}
-	now := d.opt.Now()
-	if e.FetchTime.IsZero() {
-		e.FetchTime = now
 	}
 	if d.shared {
 		return d.sharedAdd(&e, now)
@@ -849,7 +854,7 @@ func (d *Detector) merge(e *Entry, p *plan, cs []change) bool {
 		switch {
 		case holds(a.seq):
 			// The reads saw it already.
-		case a.Main == e.Main:
+		case a.Main == e.Main && !e.Main.Empty():
 			if len(p.exact) < maxGroup {
 				p.exact = append(p.exact, a)
 			}
@@ -872,9 +877,9 @@ type keyHints struct{ url, main bool }
 func (d *Detector) hints(e *Entry) keyHints {
 	if d.shared {
 		// Other processes add keys this filter never sees.
-		return keyHints{url: e.URL != "", main: true}
+		return keyHints{url: e.URL != "", main: !e.Main.Empty()}
 	}
-	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: d.filter.HasExact(e.Main)}
+	return keyHints{url: e.URL != "" && d.filter.HasURL(e.URL), main: !e.Main.Empty() && d.filter.HasExact(e.Main)}
 }
 
 // gather reads what the verdict of e depends on (see plan), given the key filter's hints.
@@ -1036,9 +1041,12 @@ func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
 	skip := func(seq uint64) bool {
 		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
 	}
-	// 2. Exact.
+	// 2. Exact: an empty main text is a duplicate of nothing.
 	p.mainAll = true
 	for _, seq := range p.mainIDs {
+		if e.Main.Empty() {
+			break
+		}
 		if len(p.exact) == maxGroup {
 			p.mainAll = false
 			break
@@ -1069,7 +1077,7 @@ func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
 
 // verdict returns the verdict of e given its plan.
 func (d *Detector) verdict(e *Entry, p *plan) Verdict {
-	v := Verdict{ID: e.ID, URL: e.URL, Survivor: e.ID}
+	v := Verdict{ID: e.ID, URL: e.URL, RawURL: e.RawURL, Survivor: e.ID}
 	if p.seen != nil {
 		m := d.compare(e, p.seen)
 		m.Kind = URLDuplicate

@@ -168,13 +168,46 @@ func TestDetectorErrors(t *testing.T) {
 func TestDetectorEmptyDocuments(t *testing.T) {
 	d := newDetector(t, Options{})
 	check(t, d, Document{ID: "a", Text: ""})
-	// Empty texts are exact duplicates (same main text), never near-duplicates of
+	// Texts empty once normalized are duplicates of nothing: there is nothing to compare
+	// (they were all exact duplicates of each other), and never near-duplicates of
 	// everything.
-	if v := check(t, d, Document{ID: "b", Text: "  "}); v.Kind != ExactDuplicate {
-		t.Fatalf("empty after empty: %+v", v)
+	for _, doc := range []Document{{ID: "b", Text: "  "}, {ID: "c", Text: "!!!"}, {ID: "d", Text: "!!!"},
+		{ID: "e", HTML: []byte("<html><body><img src=x></body></html>")}, {ID: "f", Text: "word"}} {
+		if v, err := d.Peek(doc); err != nil || v.Kind != Unique {
+			t.Fatalf("peek of %+v after empty ones: %+v, %v", doc, v, err)
+		}
+		if v := check(t, d, doc); v.Kind != Unique {
+			t.Fatalf("%+v after empty ones: %+v", doc, v)
+		}
 	}
-	if v := check(t, d, Document{ID: "c", Text: "word"}); v.Kind != Unique {
-		t.Fatalf("one word after empty: %+v", v)
+	// The same URL is still a URL duplicate.
+	check(t, d, Document{ID: "u1", URL: "http://example.com/", Text: "?"})
+	if v := check(t, d, Document{ID: "u2", URL: "http://example.com/", Text: "?"}); v.Kind != URLDuplicate {
+		t.Fatalf("same URL, both empty: %+v", v)
+	}
+}
+
+// TestDetectorPeekAgreesWithCheck: under every keep rule, Peek names the survivor Check
+// then does, for a document without a fetch time against stored ones with and without.
+func TestDetectorPeekAgreesWithCheck(t *testing.T) {
+	text := strings.Join(words(5, 100), " ")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, keep := range []KeepPolicy{{KeepPriority}, {KeepFirstSeen}, {KeepLastSeen}, {KeepLongest}, {KeepShortest}, {KeepSmallestID}, DefaultKeepPolicy} {
+		now := t0
+		d := newDetector(t, Options{Keep: keep, Now: func() time.Time { now = now.Add(time.Minute); return now }})
+		check(t, d, Document{ID: "p1", Text: text})
+		check(t, d, Document{ID: "p2", Text: text + " more", FetchTime: t0.Add(-time.Hour), Priority: 1})
+		for _, doc := range []Document{{ID: "t9", Text: text}, {ID: "t8", Text: text, FetchTime: t0.Add(-2 * time.Hour)}, {ID: "a0", Text: text + " more words"}} {
+			peek, err := d.Peek(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := check(t, d, doc)
+			v.Added = false
+			if !reflect.DeepEqual(peek, v) {
+				t.Errorf("keep %v, %s: peek %+v, check %+v", keep, doc.ID, peek, v)
+			}
+		}
 	}
 }
 

@@ -37,7 +37,11 @@ type Document struct {
 }
 
 func (doc *Document) entry(fp Fingerprints) Entry {
-	return Entry{ID: doc.ID, Priority: doc.Priority, FetchTime: doc.FetchTime, Fingerprints: fp}
+	e := Entry{ID: doc.ID, Priority: doc.Priority, FetchTime: doc.FetchTime, Fingerprints: fp}
+	if doc.URL != fp.URL {
+		e.RawURL = doc.URL
+	}
+	return e
 }
 
 // Fingerprinter turns Documents into Fingerprints: the canonical URL, the three exact

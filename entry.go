@@ -9,13 +9,15 @@ import (
 	"github.com/neardup/neardup/minhash"
 )
 
-// entryVersion is the first byte of an Entry's binary form.
-const entryVersion = 1
+// entryVersion is the first byte of an Entry's binary form. Version 1 had no RawURL;
+// it still decodes, with RawURL "".
+const entryVersion = 2
 
 // AppendBinary implements encoding.BinaryAppender: it appends the entry in a compact,
 // versioned binary form (a version byte, then the fields in declaration order: strings
 // and the signature length-prefixed with uvarints, the three hashes raw, numbers
-// little-endian or as varints) that UnmarshalBinary reads back, so that a store can keep
+// little-endian or as varints, and RawURL last, since version 2) that UnmarshalBinary
+// reads back, so that a store can keep
 // a document's fingerprints and a restart need not recompute them. FetchTime is kept to
 // the nanosecond between the years 1678 and 2262, as UnixNano; the zero time and the Unix
 // epoch both read back as the zero time (unknown). The format is frozen (golden test); a
@@ -41,20 +43,23 @@ func (e Entry) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(e.Words))
 	b = appendString(b, e.Title)
 	b = appendString(b, e.Method)
+	b = appendString(b, e.RawURL)
 	return b, nil
 }
 
 // MarshalBinary implements encoding.BinaryMarshaler with AppendBinary's form.
 func (e Entry) MarshalBinary() ([]byte, error) { return e.AppendBinary(nil) }
 
-// UnmarshalBinary implements encoding.BinaryUnmarshaler for AppendBinary's form. A
-// truncated, corrupt or unknown-version input is an error wrapping ErrEncoding, and e is
+// UnmarshalBinary implements encoding.BinaryUnmarshaler for AppendBinary's form, and
+// for version 1's, which stores hold from before RawURL. A truncated, corrupt or
+// unknown-version input is an error wrapping ErrEncoding, and e is
 // then unchanged. The strings and signature are copied out of data.
 func (e *Entry) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
-	if v := d.u8(); v != entryVersion {
+	version := d.u8()
+	if version != 1 && version != entryVersion {
 		if d.err == nil {
-			d.err = fmt.Errorf("version %d, want %d", v, entryVersion)
+			d.err = fmt.Errorf("version %d, want 1 to %d", version, entryVersion)
 		}
 		return fmt.Errorf("%w: %v", ErrEncoding, d.err)
 	}
@@ -89,6 +94,9 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 	x.Words = int(words)
 	x.Title = d.str()
 	x.Method = d.str()
+	if version >= 2 {
+		x.RawURL = d.str()
+	}
 	if d.err == nil && len(d.b) > 0 {
 		d.fail(fmt.Errorf("%d bytes after the entry", len(d.b)))
 	}

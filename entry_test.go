@@ -15,7 +15,7 @@ import (
 func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Priority == b.Priority && a.FetchTime.Equal(b.FetchTime) && a.URL == b.URL &&
 		a.Raw == b.Raw && a.Text == b.Text && a.Main == b.Main && a.SimHash == b.SimHash &&
-		slices.Equal(a.MinHash, b.MinHash) && a.Words == b.Words && a.Title == b.Title && a.Method == b.Method
+		slices.Equal(a.MinHash, b.MinHash) && a.Words == b.Words && a.Title == b.Title && a.Method == b.Method && a.RawURL == b.RawURL
 }
 
 func TestEntryBinary(t *testing.T) {
@@ -33,6 +33,9 @@ func TestEntryBinary(t *testing.T) {
 		}
 		if i%5 == 0 {
 			e.MinHash = nil
+		}
+		if i%3 == 0 {
+			e.RawURL = "HTTP://Example.COM/p?i=" + string(rune('0'+i%10)) + "#frag"
 		}
 		b, _ := e.MarshalBinary()
 		var got Entry
@@ -77,6 +80,9 @@ func TestNaNPriority(t *testing.T) {
 	}
 }
 
+// entryV1Golden is the version 1 encoding of TestEntryBinaryGolden's entry.
+const entryV1Golden = "010161000000000000f83f8a80d0e2c6bfce972f13687474703a2f2f6578616d706c652e636f6d2fd7439bee24773bcbfa2d0a97947ee36227b10d1022b1a55847e928965bb6bfde982d9e3eb996f559e633f4d194def3761d909f5a3b647d1a851fead67c32c9d10d6e4079e36703ebd37c00722f5891d28b0e2811dc114b129215123adcce3605efcdab8967452301030100000002000000ffffffffac0201540b74726166696c6174757261"
+
 // TestEntryBinaryGolden pins the format: stores keep entries across versions.
 func TestEntryBinaryGolden(t *testing.T) {
 	e := Entry{ID: "a", Priority: 1.5, FetchTime: time.Unix(1700000000, 5), Fingerprints: Fingerprints{
@@ -84,15 +90,24 @@ func TestEntryBinaryGolden(t *testing.T) {
 		Main: sha256.Sum256([]byte("main")), SimHash: 0x0123456789abcdef, MinHash: []uint32{1, 2, 0xffffffff},
 		Words: 300, Title: "T", Method: "trafilatura",
 	}}
+	// Version 1, from before RawURL, as stores hold it: it decodes, with RawURL "".
+	v1, _ := hex.DecodeString(entryV1Golden)
+	var v Entry
+	if err := v.UnmarshalBinary(v1); err != nil || !sameEntry(v, e) {
+		t.Errorf("version 1: %+v, %v", v, err)
+	}
+	e.RawURL = "HTTP://EXAMPLE.com:80/#top"
 	b, _ := e.AppendBinary([]byte("prefix"))
 	sum := sha256.Sum256(b)
-	const want = "79c6f47c9a3c57bf55e9cdc1caf874378cb0f63358ad383a80099fd041a7ddd5"
+	const want = "85be5f6265db305eafcb0aca4db412b6bcd275c8b58bb9ed2ee5b24add5274ff"
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("encoding sha256 %s, want %s (%d bytes)", got, want, len(b))
 	}
-	var v Entry
-	if err := v.UnmarshalBinary([]byte{2}); !errors.Is(err, ErrEncoding) {
-		t.Errorf("version 2: %v", err)
+	if err := v.UnmarshalBinary(b[len("prefix"):]); err != nil || !sameEntry(v, e) {
+		t.Errorf("version 2: %+v, %v", v, err)
+	}
+	if err := v.UnmarshalBinary([]byte{3}); !errors.Is(err, ErrEncoding) {
+		t.Errorf("version 3: %v", err)
 	}
 }
 

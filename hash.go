@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 
@@ -10,6 +11,15 @@ import (
 // Hash is a SHA-256 digest: the exact-duplicate key of one level of a document's content.
 // Its text form is 64 lower-case hex digits.
 type Hash [32]byte
+
+// emptyText is the Hash of the empty text.
+var emptyText = Hash(sha256.Sum256(nil))
+
+// Empty reports whether h is the hash of the empty text: the Main of a document whose
+// main text is empty once normalized (no content, or a page extraction found nothing
+// in). Such a document is an exact duplicate of nothing, as there is nothing to
+// compare; the Detector and package dedup both hold to that. It costs a 32-byte compare.
+func (h Hash) Empty() bool { return h == emptyText }
 
 // String returns the hash in hex.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }

@@ -118,6 +118,8 @@ type Verdict struct {
 	ID string `json:"id"`
 	// URL is its canonical URL, "" when it has none.
 	URL string `json:"url,omitempty"`
+	// RawURL is its URL as given, when canonicalization changed it; "" otherwise.
+	RawURL string `json:"raw_url,omitempty"`
 	// Kind is the decision.
 	Kind Kind `json:"verdict"`
 	// Matches are the stored documents it duplicates, strongest first: URL, then

@@ -280,6 +280,11 @@ func (r *Result) find(st *sets, o Options) ([]Pair, error) {
 		f := order[j]
 		isFirst[f] = true
 		for j++; j < len(order) && r.Docs[order[j]].Main == r.Docs[f].Main; j++ {
+			if r.Docs[f].Main.Empty() {
+				// No main text: nothing to compare, so each is a group of its own.
+				isFirst[order[j]] = true
+				continue
+			}
 			pairs = append(pairs, Pair{A: int(f), B: int(order[j]), Method: Exact})
 		}
 	}
@@ -362,7 +367,7 @@ type Score struct {
 // Score compares documents a and b directly (they need not be a pair).
 func (r *Result) Score(a, b int) Score {
 	da, db := &r.Docs[a], &r.Docs[b]
-	s := Score{Exact: da.Main == db.Main, Distance: simhash.Distance(da.SimHash, db.SimHash)}
+	s := Score{Exact: da.Main == db.Main && !da.Main.Empty(), Distance: simhash.Distance(da.SimHash, db.SimHash)}
 	if sa, sb := r.Signature(a), r.Signature(b); sa != nil && sb != nil {
 		s.Similarity = minhash.Similarity(sa, sb)
 	}

@@ -293,3 +293,19 @@ func TestRunProgressStages(t *testing.T) {
 		t.Fatalf("stages %q after %d reads, want %q after %d", calls, reads, want, len(res.Docs))
 	}
 }
+
+// TestRunEmptyMainText: documents whose main text is empty once normalized (punctuation,
+// a page with no text) are exact duplicates of nothing, as in the Detector.
+func TestRunEmptyMainText(t *testing.T) {
+	docs := []neardup.Document{
+		{ID: "a", Text: "!!!"}, {ID: "b", Text: "???"}, {ID: "c", HTML: []byte("<html><body><img src=x></body></html>")},
+		{ID: "d", Text: "real words here"}, {ID: "e", Text: "Real words here!"},
+	}
+	res := run(t, docs, Options{Method: SimHash})
+	if len(res.Clusters) != 1 || !slices.Equal(res.Clusters[0].Members, []int{3, 4}) {
+		t.Fatalf("clusters %+v, want d and e only", res.Clusters)
+	}
+	if s := res.Score(0, 1); s.Exact {
+		t.Errorf("Score of two empty main texts: %+v", s)
+	}
+}

@@ -74,13 +74,11 @@ type compareJSON struct {
 	HTML bool   `json:"html"`
 }
 
-// presizeMax is the largest announced body length that readBody allocates before reading.
-const presizeMax = 256 << 10
-
 // readBody reads the request body, at most max bytes, gunzipped when its
 // Content-Encoding is gzip: a longer one, before or after gunzip, is 413 too_large; one
 // that does not gunzip is 400 bad_request; another Content-Encoding is 415
-// unsupported_encoding.
+// unsupported_encoding. Its bytes, and the gunzipped ones, are taken from the request's
+// body memory (see grantBody), 429 overloaded when they do not fit in time.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
@@ -90,20 +88,24 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 		if err != nil {
 			return nil, err
 		}
-		return gunzip(z, max)
+		return gunzip(z, max, grantOf(r))
 	default:
 		return nil, errorf(http.StatusUnsupportedMediaType, "unsupported_encoding", "Content-Encoding %q: send the body plain or gzip-compressed", enc)
 	}
 }
 
 // gunzip decompresses a gzip body, to at most max bytes: a compressed bomb stops there.
-func gunzip(z []byte, max int64) ([]byte, error) {
+// Its output is taken from g's body memory as it grows, unless g is nil.
+func gunzip(z []byte, max int64, g *bodyGrant) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(z))
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "bad_request", "the gzip body does not decode: %v", err)
 	}
-	b, err := io.ReadAll(io.LimitReader(zr, max+1))
+	b, err := io.ReadAll(budgetReader{io.LimitReader(zr, max+1), g})
+	var ae *apiError
 	switch {
+	case errors.As(err, &ae):
+		return nil, ae
 	case err != nil:
 		return nil, errorf(http.StatusBadRequest, "bad_request", "the gzip body does not decode: %v", err)
 	case int64(len(b)) > max:
@@ -116,20 +118,24 @@ func gunzip(z []byte, max int64) ([]byte, error) {
 func readRaw(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	var b []byte
 	var err error
-	if n := r.ContentLength; n >= 0 && n <= min(max, presizeMax) {
+	if n := r.ContentLength; n >= 0 && n <= max {
 		// A body that gives its length is read into one slice of that length (net/http
-		// ends it there); io.ReadAll would grow one from 512 bytes, copying as it goes.
-		// Past presizeMax it does: a client that announces a large body and sends
-		// nothing should not have the memory for it.
+		// ends it there); io.ReadAll would grow one from 512 bytes, copying as it goes,
+		// to up to twice the length. The length is taken from the body memory before
+		// (grantBody), so a client that announces a large body and sends nothing holds
+		// no more than it announced, for --timeout at most.
 		b = make([]byte, n)
 		_, err = io.ReadFull(r.Body, b)
 	} else {
 		b, err = io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	}
 	var tooLarge *http.MaxBytesError
+	var ae *apiError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, errorf(http.StatusRequestEntityTooLarge, "too_large", "the body is over %d bytes (the server's --max-body); send less", max)
+	case errors.As(err, &ae):
+		return nil, ae
 	case err != nil:
 		return nil, errorf(http.StatusBadRequest, "bad_request", "reading the body: %v", err)
 	}
@@ -137,12 +143,15 @@ func readRaw(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) 
 }
 
 // decodeStrict decodes one JSON value of body into v: the body must be valid UTF-8 (JSON
-// decoding would quietly turn bad bytes into U+FFFD), have no field v does not know
+// decoding would quietly turn bad bytes into U+FFFD), nest at most maxDepth deep, have no field v does not know
 // (a misspelt "fetchtime" would otherwise be dropped without a word) and nothing after
 // the value.
 func decodeStrict(body []byte, v any) error {
 	if !utf8.Valid(body) {
 		return errorf(http.StatusBadRequest, "invalid_json", "the body is not valid UTF-8; send JSON in UTF-8 (send a page in another charset as html_base64)")
+	}
+	if tooDeep(body) {
+		return errTooDeep
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -167,6 +176,11 @@ func decodeDocument(body []byte) (neardup.Document, error) {
 // parsers are the fastjson parsers of decodeDocumentJSON.
 var parsers fastjson.ParserPool
 
+// maxPooledBody is the largest body whose parser goes back to the pool: a parser keeps
+// its copy of the largest body it has parsed, and pooled parsers of 31 MiB bodies held
+// hundreds of megabytes past their requests, outside the body memory.
+const maxPooledBody = 1 << 20
+
 // decodeDocumentJSON is decodeStrict for a document, the service's commonest body, in
 // a fraction of its time (encoding/json scans a body twice and was 8% of the server's
 // CPU under a closed loop of adds). It takes what fastjson validates and parses when
@@ -175,23 +189,99 @@ var parsers fastjson.ParserPool
 // which then decodes it or says what is wrong. FuzzDecodeDocumentJSON holds the two
 // to the same results.
 func decodeDocumentJSON(body []byte, dj *documentJSON) error {
-	if !withObject(body, dj.setFast) {
-		*dj = documentJSON{}
-		return decodeStrict(body, dj)
+	if withObject(body, dj.setFast) {
+		return nil
+	}
+	*dj = documentJSON{}
+	if err := decodeStrict(body, dj); err != nil {
+		return err
+	}
+	if hasSurrogateEscape(body) {
+		return checkKeyEscapes(body)
 	}
 	return nil
 }
 
+// checkKeyEscapes refuses a document whose id or url escapes a lone UTF-16 surrogate:
+// encoding/json turns every one into U+FFFD, so "a\ud800" and "a\udbff" would become
+// the same id and the second would silently replace the first. body has been decoded
+// by decodeStrict; its id and url are found as it found them (names matched ignoring
+// case, the last one kept).
+func checkKeyEscapes(body []byte) error {
+	var keys struct {
+		ID  json.RawMessage `json:"id"`
+		URL json.RawMessage `json:"url"`
+	}
+	if err := json.Unmarshal(body, &keys); err != nil {
+		return errorf(http.StatusBadRequest, "invalid_json", "%v", err)
+	}
+	for _, k := range []struct {
+		name string
+		lit  json.RawMessage
+	}{{"id", keys.ID}, {"url", keys.URL}} {
+		if loneSurrogate(k.lit) {
+			return errorf(http.StatusBadRequest, "invalid_document", "the %s %s escapes a UTF-16 surrogate that is not half of a pair: give it as Unicode text", k.name, k.lit)
+		}
+	}
+	return nil
+}
+
+// loneSurrogate reports whether the JSON string literal lit escapes a UTF-16 surrogate
+// (\uD800 to \uDFFF) that is not half of a high-low pair.
+func loneSurrogate(lit []byte) bool {
+	high := false // the previous escape was a high surrogate awaiting its low half
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' {
+			if high {
+				return true
+			}
+			continue
+		}
+		if i+1 >= len(lit) || lit[i+1] != 'u' || i+6 > len(lit) {
+			if high {
+				return true
+			}
+			i++
+			continue
+		}
+		u, err := strconv.ParseUint(string(lit[i+2:i+6]), 16, 16)
+		if err != nil {
+			return false // not JSON: decodeStrict has refused it
+		}
+		i += 5
+		switch {
+		case u >= 0xD800 && u < 0xDC00:
+			if high {
+				return true
+			}
+			high = true
+		case u >= 0xDC00 && u < 0xE000:
+			if !high {
+				return true
+			}
+			high = false
+		default:
+			if high {
+				return true
+			}
+		}
+	}
+	return high
+}
+
 // withObject parses body with fastjson and calls fn with its object, when the body is
-// valid UTF-8 and JSON, an object, and holds no escaped UTF-16 surrogate: what
-// decodeStrict would read as fastjson does. It returns fn's result, or false without
+// valid UTF-8 and JSON nested at most maxDepth deep (fastjson recurses once a level),
+// an object, and holds no escaped UTF-16 surrogate: what decodeStrict would read as
+// fastjson does. It returns fn's result, or false without
 // calling fn. The object is the parser's: fn must copy what it keeps.
 func withObject(body []byte, fn func(o *fastjson.Object) bool) bool {
-	if !utf8.Valid(body) || hasSurrogateEscape(body) || fastjson.ValidateBytes(body) != nil {
+	if !utf8.Valid(body) || hasSurrogateEscape(body) || tooDeep(body) || fastjson.ValidateBytes(body) != nil {
 		return false
 	}
 	p := parsers.Get()
-	defer parsers.Put(p)
+	if len(body) <= maxPooledBody {
+		defer parsers.Put(p)
+	}
 	v, err := p.ParseBytes(body)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return false
@@ -292,6 +382,9 @@ func (dj *documentJSON) document() (neardup.Document, error) {
 		return bad("%s: both html and text: give one", strconv.Quote(dj.ID))
 	case dj.HTMLBase64 != "" && (dj.HTML != "" || dj.Text != ""):
 		return bad("%s: html_base64 and html or text: give one", strconv.Quote(dj.ID))
+	case dj.HTML == "" && dj.Text == "" && dj.HTMLBase64 == "":
+		// Content-less documents would all be exact duplicates of each other.
+		return bad("%s: no content: give its \"text\", \"html\" or \"html_base64\"", strconv.Quote(dj.ID))
 	}
 	doc := neardup.Document{ID: dj.ID, URL: dj.URL, Text: dj.Text, ContentType: dj.ContentType, Priority: dj.Priority}
 	if dj.HTML != "" {
@@ -327,11 +420,22 @@ func decodeBatch(body []byte, max int) (docs []neardup.Document, errs []error, a
 	}
 	docs = make([]neardup.Document, len(bj.Documents))
 	errs = make([]error, len(bj.Documents))
+	seen := make(map[string]int, len(bj.Documents))
 	for i, raw := range bj.Documents {
 		var dj documentJSON
 		if errs[i] = decodeDocumentJSON(raw, &dj); errs[i] == nil {
 			docs[i], errs[i] = dj.document()
 		}
+		if errs[i] != nil {
+			continue
+		}
+		// A second document with an id would replace the first one's verdict in the
+		// index while both are answered as if stored.
+		if j, dup := seen[docs[i].ID]; dup {
+			errs[i] = errorf(http.StatusBadRequest, "duplicate_id", "%s is the id of document %d of this batch too: give each id once a batch", strconv.Quote(docs[i].ID), j+1)
+			continue
+		}
+		seen[docs[i].ID] = i
 	}
 	return docs, errs, bj.Add == nil || *bj.Add, nil
 }

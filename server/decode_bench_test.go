@@ -87,3 +87,29 @@ func BenchmarkDecodeQueryBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTooDeep is the nesting scan every body goes through: over the document body
+// of BenchmarkDecodeDocument, and over 20,000 unterminated "[", which took fastjson's
+// validator 20 s of CPU.
+func BenchmarkTooDeep(b *testing.B) {
+	text := strings.Repeat("The quick brown fox \"jumps\" over the lazy dog.\n", 42)
+	q, _ := json.Marshal(text)
+	for _, bc := range []struct {
+		name string
+		body []byte
+		deep bool
+	}{
+		{"document", []byte(`{"id":"doc-1000029","url":"https://bench.example/s29/1000029","text":` + string(q) + `}`), false},
+		{"nested-20000", []byte(strings.Repeat("[", 20_000)), true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if tooDeep(bc.body) != bc.deep {
+					b.Fatal("wrong answer")
+				}
+			}
+		})
+	}
+}

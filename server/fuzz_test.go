@@ -1,9 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fastjson"
@@ -22,6 +24,14 @@ var fuzzSeeds = []string{
 	`{"queries":[{"simhash":"0123456789abcdef"},{"minhash":"01000000"},{"simhash":"0123456789abcdef","minhash":"zz"}]}`,
 	`{"a":"x","b":"y","html":true}`,
 	`{"id":"a","fetch_time":"yesterday"}`, `{"id":"\ud800"}`, "{\"id\":\"a\xff\"}", `[`, `{"id":1}`, ``, `null`,
+	`{"id":"a\ud800","text":"x"}`, `{"id":"a\udbff\udfff","url":"http://e.com/\udc00","text":"x"}`,
+	`{"documents":[{"id":"a","text":"x"},{"id":"a","text":"y"}]}`,
+	// Deep nesting (fastjson's validator recursed once a level) and large bodies.
+	strings.Repeat("[", 100_000), strings.Repeat(`{"a":`, maxDepth+1), `{"id":"a","text":` + strings.Repeat("[", maxDepth),
+	`{"documents":[` + strings.Repeat("[", 20_000), `{"queries":[{"simhash":` + strings.Repeat(`{"x":`, 1000),
+	`{"id":"a","text":"` + strings.Repeat(`[{\"`, 20_000) + `"}`,
+	`{"id":"a","text":"` + strings.Repeat("word ", 200_000) + `"}`,
+	`{"documents":[` + strings.Repeat(`{"id":"a","text":"x"},`, 2000) + `{"id":"b","text":"y"}]}`,
 }
 
 // checkDecodeError fails the test unless err is nil or a client error.
@@ -43,7 +53,7 @@ func FuzzDecodeDocument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		doc, err := decodeDocument(body)
 		checkDecodeError(t, err)
-		if err == nil && (doc.ID == "" || len(doc.ID) > maxIDBytes || (doc.HTML != nil && doc.Text != "")) {
+		if err == nil && (doc.ID == "" || len(doc.ID) > maxIDBytes || (doc.HTML != nil && doc.Text != "") || (doc.HTML == nil && doc.Text == "")) {
 			t.Fatalf("decoded an invalid document %+v", doc)
 		}
 	})
@@ -63,7 +73,8 @@ var documentJSONSeeds = []string{
 }
 
 // FuzzDecodeDocumentJSON holds decodeDocumentJSON, the fast path, to decodeStrict's
-// results: the same error or none, and the same fields.
+// results, with lone surrogate escapes in the id or url refused: the same error or
+// none, and the same fields.
 func FuzzDecodeDocumentJSON(f *testing.F) {
 	for _, s := range append(fuzzSeeds, documentJSONSeeds...) {
 		f.Add([]byte(s))
@@ -71,6 +82,9 @@ func FuzzDecodeDocumentJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var fast, strict documentJSON
 		ferr, serr := decodeDocumentJSON(body, &fast), decodeStrict(body, &strict)
+		if serr == nil && hasSurrogateEscape(body) {
+			serr = checkKeyEscapes(body)
+		}
 		if fmt.Sprint(ferr) != fmt.Sprint(serr) || (serr == nil && fast != strict) {
 			t.Fatalf("%q: fast path %+v, %v; encoding/json %+v, %v", body, fast, ferr, strict, serr)
 		}
@@ -203,10 +217,49 @@ func FuzzGunzip(f *testing.F) {
 	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, z []byte) {
 		const max = 1 << 12
-		out, err := gunzip(z, max)
+		out, err := gunzip(z, max, nil)
 		checkDecodeError(t, err)
 		if len(out) > max {
 			t.Fatalf("%d bytes out, more than %d", len(out), max)
 		}
 	})
+}
+
+// FuzzTooDeep holds tooDeep to the depth of what encoding/json decodes: for a valid JSON
+// body, it refuses exactly those nesting deeper than maxDepth.
+func FuzzTooDeep(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)))
+	f.Add([]byte(strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)))
+	f.Add([]byte(`["\\\"[",[{"]":[]}]]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		deep := tooDeep(body)
+		var v any
+		if json.Unmarshal(body, &v) != nil {
+			return // not JSON (or deeper than encoding/json's own limit)
+		}
+		if want := jsonDepth(v) > maxDepth; deep != want {
+			t.Fatalf("%.100q: tooDeep %v, depth %d", body, deep, jsonDepth(v))
+		}
+	})
+}
+
+// jsonDepth is how deep a decoded JSON value nests its arrays and objects.
+func jsonDepth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, jsonDepth(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, jsonDepth(e))
+		}
+		return d + 1
+	}
+	return 0
 }

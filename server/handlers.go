@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -184,6 +185,7 @@ type hashesJSON struct {
 type storedJSON struct {
 	ID        string          `json:"id"`
 	URL       string          `json:"url,omitempty"`
+	RawURL    string          `json:"raw_url,omitempty"`
 	Priority  float64         `json:"priority"`
 	FetchTime time.Time       `json:"fetch_time"`
 	LastSeen  time.Time       `json:"last_seen"`
@@ -208,7 +210,7 @@ func (s *Server) lookup(ctx context.Context, d *neardup.Detector, id string) (*s
 			return errorf(http.StatusNotFound, "not_found", "no document %s in the index", strconv.Quote(id))
 		}
 		out = &storedJSON{
-			ID: st.ID, URL: st.URL, Priority: st.Priority, FetchTime: st.FetchTime, LastSeen: st.LastSeen,
+			ID: st.ID, URL: st.URL, RawURL: st.RawURL, Priority: st.Priority, FetchTime: st.FetchTime, LastSeen: st.LastSeen,
 			Title: st.Title, Words: st.Words, Method: st.Method,
 			SimHash: formatSimHash(st.SimHash), MinHash: formatMinHash(st.MinHash),
 			Hashes: hashesJSON{st.Raw, st.Text, st.Main},
@@ -239,12 +241,26 @@ func (s *Server) lookup(ctx context.Context, d *neardup.Detector, id string) (*s
 	return out, err
 }
 
+// pathID returns the {id} of the request's path, or 400 invalid_document when it is not
+// UTF-8 text: no document can have such an id.
+func pathID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if !utf8.ValidString(id) {
+		return "", errorf(http.StatusBadRequest, "invalid_document", "the id %q is not UTF-8 text: percent-encode the id's UTF-8 bytes", id)
+	}
+	return id, nil
+}
+
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.detector()
 	if err != nil {
 		return err
 	}
-	out, err := s.lookup(r.Context(), d, r.PathValue("id"))
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.lookup(r.Context(), d, id)
 	if err != nil {
 		return err
 	}
@@ -257,7 +273,10 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
 	var ok bool
 	if err := s.do(r.Context(), func(context.Context) error {
 		var err error

@@ -16,7 +16,10 @@ type metrics struct {
 	verdicts *prometheus.CounterVec   // by kind
 	inFlight prometheus.Gauge
 	rejected prometheus.Counter
-	handler  http.Handler
+	// refusedConns counts connections answered 503 and closed past MaxConns and the
+	// health checks' reserve.
+	refusedConns prometheus.Counter
+	handler      http.Handler
 }
 
 func newMetrics(documents func() float64) *metrics {
@@ -41,10 +44,14 @@ func newMetrics(documents func() float64) *metrics {
 		}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "neardup_http_rejected_total",
-			Help: "Requests refused with 429 overloaded because --max-inflight requests were at work.",
+			Help: "Requests refused with 429 overloaded because --max-inflight requests were at work or --body-memory was held by other bodies.",
+		}),
+		refusedConns: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_http_refused_connections_total",
+			Help: "Connections answered 503 and closed because --max-conns connections and the health checks' reserve were open.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.verdicts, m.inFlight, m.rejected,
+	m.reg.MustRegister(m.requests, m.latency, m.verdicts, m.inFlight, m.rejected, m.refusedConns,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "neardup_index_documents",
 			Help: "Documents in the index (0 until it is loaded).",

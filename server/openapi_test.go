@@ -60,9 +60,9 @@ func TestOpenAPI(t *testing.T) {
 			if err := json.Unmarshal(raw, &op); err != nil || len(op.Responses) == 0 {
 				t.Errorf("%s %s: no responses (%v)", m, path, err)
 			}
-			// Every body goes through readBody, which answers 413 and 415.
-			if _, ok := op.Responses["415"]; op.RequestBody != nil && (!ok || op.Responses["413"] == nil) {
-				t.Errorf("%s %s takes a body but does not document 413 and 415", m, path)
+			// Every body goes through grantBody and readBody, which answer 413, 415 and 429.
+			if _, ok := op.Responses["415"]; op.RequestBody != nil && (!ok || op.Responses["413"] == nil || op.Responses["429"] == nil) {
+				t.Errorf("%s %s takes a body but does not document 413, 415 and 429", m, path)
 			}
 		}
 	}
@@ -97,6 +97,9 @@ func TestOpenAPI(t *testing.T) {
 		{"GET", "/v1/stats", "/v1/stats", "", "200"},
 		{"GET", "/readyz", "/readyz", "", "200"},
 		{"GET", "/healthz", "/healthz", "", "200"},
+		{"POST", "/v1/check", "/v1/check", strings.Repeat("[", 100_000), "400"},
+		{"POST", "/v1/check", "/v1/check", `{"id":"a"}`, "400"},
+		{"GET", "/v1/documents/a%FF", "/v1/documents/{id}", "", "400"},
 	} {
 		if _, ok := responses(tc.docPath, strings.ToLower(tc.method))[tc.code]; !ok {
 			t.Errorf("%s %s: %s is not documented", tc.method, tc.docPath, tc.code)

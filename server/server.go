@@ -25,6 +25,13 @@ const (
 	DefaultTimeout         = 30 * time.Second
 	DefaultQueueWait       = 100 * time.Millisecond
 	DefaultShutdownTimeout = 30 * time.Second
+	// DefaultBodyMemory is Config.BodyMemory's default (or MaxBody, when that is more).
+	DefaultBodyMemory = 256 << 20
+	// DefaultMaxConns is Config.MaxConns's default; neardup serve derives its own from
+	// the process's file descriptor limit.
+	DefaultMaxConns          = 1024
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 // Config configures a Server. The zero value is the documented default of every field:
@@ -55,6 +62,23 @@ type Config struct {
 	// Logger receives startup, shutdown and error logs at info and above, and one line
 	// per request at debug; nil discards them.
 	Logger *slog.Logger
+	// BodyMemory bounds the request bodies held at once, in bytes: a body takes its
+	// announced length before it is read (or, sent chunked or gzipped, its bytes as they
+	// are read) and holds it until its request is answered. A request that finds too
+	// little free waits up to QueueWait, then is answered 429 overloaded with a
+	// Retry-After header. 0 means DefaultBodyMemory; less than MaxBody means MaxBody.
+	// Decoding and working on a body takes about as much again, on top.
+	BodyMemory int64
+	// MaxConns is the most connections served at once; 0 means DefaultMaxConns. Up to 16
+	// more are accepted for /healthz, /readyz and /metrics only (other requests on them
+	// are answered 503 too_many_connections); past those a connection is answered 503
+	// and closed at once. Serve applies it; ServeHTTP alone does not.
+	MaxConns int
+	// ReadHeaderTimeout bounds the wait for a request's headers, from the connection's
+	// first byte or its previous answer, so that a client that sends slowly or not at
+	// all is dropped; 0 means DefaultReadHeaderTimeout. IdleTimeout closes a kept-alive
+	// connection that sends nothing more; 0 means DefaultIdleTimeout.
+	ReadHeaderTimeout, IdleTimeout time.Duration
 	// StorePath and StoreKind ("memory", "pebble") describe where the index lives, for
 	// /v1/stats.
 	StorePath, StoreKind string
@@ -85,6 +109,19 @@ func (c Config) withDefaults() Config {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
+	if c.BodyMemory <= 0 {
+		c.BodyMemory = DefaultBodyMemory
+	}
+	c.BodyMemory = max(c.BodyMemory, c.MaxBody)
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -104,6 +141,7 @@ type Server struct {
 	mux     *http.ServeMux
 	routes  []route
 	sem     chan struct{}
+	bodies  *byteBudget
 	jobs    chan job       // to a worker waiting for work (see worker)
 	work    sync.WaitGroup // requests' work, which may outlive a timed-out request
 	met     *metrics
@@ -137,6 +175,7 @@ func New(cfg Config) (*Server, error) {
 		tokens:  newTokenSet(cfg.Tokens),
 		mux:     http.NewServeMux(),
 		sem:     make(chan struct{}, cfg.MaxInflight),
+		bodies:  newByteBudget(cfg.BodyMemory),
 		jobs:    make(chan job),
 		started: time.Now(),
 	}
@@ -178,10 +217,22 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // handle registers h at the pattern behind the scope check.
 func (s *Server) handle(pattern string, scope Scope, h handlerFunc) {
 	s.routes = append(s.routes, route{pattern, scope})
+	health := healthRoutes[pattern]
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if inReserve(r) {
+			w.Header().Set("Connection", "close") // give the reserve back
+			if !health {
+				s.writeError(w, r, errConnReserve)
+				return
+			}
+		}
 		err := s.authorize(w, r, scope)
 		if err == nil {
-			err = h(w, r)
+			var g *bodyGrant
+			if g, err = s.grantBody(r); err == nil {
+				err = h(w, r)
+				g.release()
+			}
 		}
 		if err != nil {
 			s.writeError(w, r, err)
@@ -248,7 +299,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else if r.URL.Path != "" && r.URL.Path[0] == '/' && cleanPath(r.URL.Path) {
 			s.writeError(rec, r, errorf(http.StatusNotFound, "not_found", "no endpoint %s; see /openapi.json", r.URL.Path))
 		} else {
-			s.mux.ServeHTTP(rec, r) // the mux's redirect to the clean path
+			s.mux.ServeHTTP(&jsonNotFound{ResponseWriter: rec, s: s, r: r}, r) // the mux's redirect to the clean path
 		}
 	}
 	code := strconv.Itoa(rec.status)
@@ -286,6 +337,31 @@ func (s *Server) allowed(r *http.Request) string {
 		}
 	}
 	return allow
+}
+
+// jsonNotFound answers the mux's own 404 (for a path that cleans to no endpoint, as
+// /v1/%2e%2e does) as a JSON error, and passes its redirects on.
+type jsonNotFound struct {
+	http.ResponseWriter
+	s       *Server
+	r       *http.Request
+	written bool // the JSON 404 is written: drop the mux's plain text
+}
+
+func (j *jsonNotFound) WriteHeader(code int) {
+	if code != http.StatusNotFound {
+		j.ResponseWriter.WriteHeader(code)
+		return
+	}
+	j.written = true
+	j.s.writeError(j.ResponseWriter, j.r, errorf(http.StatusNotFound, "not_found", "no endpoint %s; see /openapi.json", j.r.URL.Path))
+}
+
+func (j *jsonNotFound) Write(b []byte) (int, error) {
+	if j.written {
+		return len(b), nil
+	}
+	return j.ResponseWriter.Write(b)
 }
 
 // recorder keeps the status and size of a response.
@@ -482,8 +558,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // Serve answers requests on ln until Shutdown, with the http.Server timeouts set from
-// the Config (headers within 10 s, the body within Timeout, the answer within Timeout
-// plus 5 s, idle connections closed after 2 minutes). With no tokens configured it
+// the Config (headers within ReadHeaderTimeout, the body within Timeout, the answer
+// within Timeout plus 5 s, idle connections closed after IdleTimeout) and at most
+// MaxConns connections (and the health checks' reserve). With no tokens configured it
 // refuses a listener that is not on a loopback address, returning an error wrapping
 // ErrNoTokens, and logs a warning that the service is open to local users. It returns
 // nil after Shutdown; it is to be called once.
@@ -494,12 +571,14 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		s.cfg.Logger.Warn("no tokens configured: the service is open to every user of this machine", "addr", ln.Addr().String())
 	}
+	ln = &connLimiter{Listener: ln, max: int64(s.cfg.MaxConns), met: s.met}
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ConnContext:       connContext,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.Timeout,
 		WriteTimeout:      s.cfg.Timeout + 5*time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}

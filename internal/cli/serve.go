@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/store"
@@ -73,6 +74,9 @@ type serveCmd struct {
 	maxBody         byteSize
 	maxBatch        int
 	maxInflight     int
+	maxConns        int
+	bodyMemory      byteSize
+	maxBytes        int
 	cacheSize       byteSize
 	minFree         byteSize
 	memoryLimit     byteSize
@@ -107,6 +111,9 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokensFile, "tokens", "", "read bearer tokens from `FILE`: lines \"read TOKEN\" or \"write TOKEN\" (default \"\")")
 	c.maxBody, c.memoryLimit, c.cacheSize, c.bandMemory = server.DefaultMaxBody, defaultMemoryLimit, defaultCacheSize, neardup.DefaultBandMemory
 	fs.Var(&c.maxBody, "max-body", "refuse request bodies over `BYTES` with 413 (default 32MiB)")
+	fs.Var(&c.bodyMemory, "body-memory", "hold at most `BYTES` of request bodies at once; a body that does not fit waits 100 ms,\nthen gets 429 (default 0: an eighth of --memory-limit, 256MiB without one, and at\nleast --max-body)")
+	fs.IntVar(&c.maxConns, "max-conns", 0, "serve at most `N` connections at once, and 16 more for /healthz, /readyz and /metrics;\nmore are answered 503 and closed (default 0: from the open files limit, less what the\nstore needs, at most 10000)")
+	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes with 400, after html_base64 decoding (default %d:\n%d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
 	fs.IntVar(&c.maxBatch, "max-batch", server.DefaultMaxBatch, fmt.Sprintf("refuse batches of more than `N` documents or queries with 413 (default %d)", server.DefaultMaxBatch))
 	fs.Var(&c.memoryLimit, "memory-limit", "keep the Go heap under `BYTES` by collecting garbage sooner (debug.SetMemoryLimit; the\nGOMEMLIMIT environment variable wins; 0: no limit) (default 1216MiB); the block cache\nand memtables come on top")
 	fs.Var(&c.cacheSize, "cache-size", "give the store a block cache of `BYTES` (default 256MiB)")
@@ -258,6 +265,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	var db atomic.Pointer[serveStore] // once open
 	srv, err := server.New(server.Config{
 		Tokens: tokens, MaxBody: int64(c.maxBody), MaxBatch: c.maxBatch, MaxInflight: c.maxInflight,
+		BodyMemory: c.bodyMemoryOrDefault(), MaxConns: c.maxConnsOrDefault(openFilesLimit()),
 		Timeout: c.timeout, Logger: log, StorePath: cfg.storePath(), StoreKind: cfg.storeKind(),
 		Health: func() error {
 			if s := db.Load(); s != nil {
@@ -459,6 +467,10 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, usagef("--band-memory %d: use 0 (no copy) or more bytes", c.bandMemory)
 	case c.maxBody < 1 || c.maxBatch < 1 || c.maxInflight < 0:
 		return cfg, usagef("--max-body, --max-batch: use 1 or more; --max-inflight: 0 or more")
+	case c.maxConns < 0 || c.bodyMemory < 0:
+		return cfg, usagef("--max-conns, --body-memory: use 0 (the default) or more")
+	case c.maxBytes < 1:
+		return cfg, usagef("--max-bytes %d: use 1 or more", c.maxBytes)
 	case c.timeout <= 0 || c.shutdownTimeout <= 0:
 		return cfg, usagef("--timeout and --shutdown-timeout must be positive")
 	case c.data == "":
@@ -473,7 +485,7 @@ func (c *serveCmd) config() (serveConfig, error) {
 	}
 	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
 		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory),
-		Shingle: c.text.options(shingle.Uniform)}
+		Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}
@@ -484,6 +496,43 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// bodyMemoryOrDefault returns --body-memory, or its default: an eighth of
+// --memory-limit, as a body held while it is decoded and worked on takes about three
+// times its size (the bytes, the parser's copy, the decoded strings), and the index
+// needs the rest.
+func (c *serveCmd) bodyMemoryOrDefault() int64 {
+	switch {
+	case c.bodyMemory > 0:
+		return int64(c.bodyMemory)
+	case c.memoryLimit > 0:
+		return int64(c.memoryLimit) / 8
+	}
+	return 0 // server.DefaultBodyMemory
+}
+
+// storeFiles is how many file descriptors --max-conns leaves to the store (pebble keeps
+// up to 1000 tables open), its write-ahead log and the process.
+const storeFiles = 1100
+
+// maxServeConns bounds --max-conns's default: each connection costs a goroutine and its
+// buffers, about 10 KB, whatever the descriptor limit allows.
+const maxServeConns = 10000
+
+// maxConnsOrDefault returns --max-conns, or its default given the open files limit:
+// what the limit leaves past the store and the health checks' reserve, between 64 and
+// maxServeConns (0, server.DefaultMaxConns, when the limit is unknown).
+func (c *serveCmd) maxConnsOrDefault(openFiles uint64) int {
+	switch {
+	case c.maxConns > 0:
+		return c.maxConns
+	case openFiles == 0:
+		return 0
+	case openFiles > storeFiles+64+16+maxServeConns:
+		return maxServeConns
+	}
+	return max(64, int(openFiles)-storeFiles-16)
 }
 
 // tokens reads --tokens and NEARDUP_TOKENS.

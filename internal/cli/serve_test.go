@@ -252,3 +252,53 @@ func TestLogBandMoves(t *testing.T) {
 		t.Errorf("log:\n%s\nwant the line that the band postings are in the store", got)
 	}
 }
+
+// TestServeLimits: --max-bytes exists and its 400 names it; --body-memory and
+// --max-conns default from --memory-limit and the open files limit; bad values are
+// usage errors.
+func TestServeLimits(t *testing.T) {
+	base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"), "--max-bytes", "1000")
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("stop: %v\n%s", err, logs)
+		}
+	}()
+	waitReady(t, base)
+	page, _ := json.Marshal(map[string]string{"id": "big", "html": "<p>" + strings.Repeat("word ", 300) + "</p>"})
+	resp, err := http.Post(base+"/v1/check", "application/json", bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "--max-bytes") {
+		t.Errorf("a page over --max-bytes: %d %s", resp.StatusCode, b)
+	}
+
+	c := &serveCmd{}
+	fs := newFlagSet(serveCommand, c)
+	parseArgs(fs, nil)
+	if got := c.bodyMemoryOrDefault(); got != defaultMemoryLimit/8 {
+		t.Errorf("--body-memory default %d, want an eighth of --memory-limit", got)
+	}
+	for _, tc := range []struct {
+		files uint64
+		want  int
+	}{{0, 0}, {1024, 64}, {4096, 4096 - storeFiles - 16}, {1 << 20, maxServeConns}} {
+		if got := c.maxConnsOrDefault(tc.files); got != tc.want {
+			t.Errorf("--max-conns default with %d open files: %d, want %d", tc.files, got, tc.want)
+		}
+	}
+	parseArgs(fs, []string{"--max-conns", "7", "--body-memory", "1MiB"})
+	if c.maxConnsOrDefault(1<<20) != 7 || c.bodyMemoryOrDefault() != 1<<20 {
+		t.Error("--max-conns 7 --body-memory 1MiB not taken")
+	}
+	for _, args := range [][]string{{"--max-conns", "-1"}, {"--max-bytes", "0"}} {
+		c := &serveCmd{}
+		fs := newFlagSet(serveCommand, c)
+		parseArgs(fs, args)
+		if _, err := c.config(); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+}
