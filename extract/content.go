@@ -28,18 +28,20 @@ type elem struct {
 	imgs   int32 // images in the subtree
 	inputs int32 // form controls in the subtree
 
-	class  int8    // class and id weight: -50 to 50
-	drop   bool    // left out with its subtree
-	scored bool    // score holds a candidate's score
-	score  float32 // content score, as Readability's
+	class   int8    // class and id weight: -50 to 50
+	drop    bool    // left out with its subtree
+	okClass bool    // the class or id names content
+	scored  bool    // score holds a candidate's score
+	score   float32 // content score, as Readability's
 }
 
 // tree is a parsed page indexed for extraction. Its slices are reused by nothing: one
 // tree per call keeps Extract free of shared state.
 type tree struct {
-	els  []elem
-	body int32 // index of <body>, or 0
-	h1   []int32
+	els     []elem
+	body    int32            // index of <body>, or 0
+	h1      []int32          // the h1 elements
+	classes map[string]words // what each class or id value of the page says
 }
 
 // index walks doc once, in preorder, and records its elements, skipping those whose
@@ -90,7 +92,7 @@ func (t *tree) index(doc *html.Node, maxDepth int) int {
 		e := &t.els[i] // not taken earlier: append may have moved it
 		e.own, e.ownLnk, e.ownCom = own, link, commas
 		e.end = int32(len(t.els))
-		e.class = classWeight(n)
+		e.class = t.classWeight(e)
 		return true
 	}
 	walk(doc, -1, 0, false)
@@ -226,7 +228,7 @@ func (t *tree) boilerplate() {
 		if e.drop {
 			continue
 		}
-		if !dropTag(t, i) && !(e.class < 0 && negative(e.n)) {
+		if !dropTag(t, i) && !negative(e) {
 			continue
 		}
 		if e.n.DataAtom == atom.Body || e.n.DataAtom == atom.Html || e.text*2 > total {
@@ -264,20 +266,31 @@ var (
 	negativeTokens = map[string]bool{"ad": true, "ads": true, "nav": true, "header": true, "tag": true, "toc": true, "follow": true, "date": true, "time": true}
 )
 
+// words is what a class or id value says: boilerplate (neg), content (pos), or both.
+type words struct{ neg, pos bool }
+
 // classWeight returns n's class and id weight, as Readability's: for each of the class
-// and the id, -25 when it names boilerplate and 25 when it names content.
-func classWeight(n *html.Node) int8 {
+// and the id, -25 when it names boilerplate and 25 when it names content. It sets
+// e.okClass when either names content. Values are looked up once per page: a page
+// repeats a few hundred class values over thousands of elements.
+func (t *tree) classWeight(e *elem) int8 {
 	var w int8
-	for _, a := range n.Attr {
-		if a.Key != "class" && a.Key != "id" {
+	for _, a := range e.n.Attr {
+		if (a.Key != "class" && a.Key != "id") || a.Val == "" {
 			continue
 		}
-		v := strings.ToLower(a.Val)
-		if negativeIn(v) {
+		c, ok := t.classes[a.Val]
+		if !ok {
+			v := strings.ToLower(a.Val)
+			c = words{neg: negativeIn(v), pos: positiveIn(v)}
+			t.classes[a.Val] = c
+		}
+		if c.neg {
 			w -= 25
 		}
-		if positiveIn(v) {
+		if c.pos {
 			w += 25
+			e.okClass = true
 		}
 	}
 	return w
@@ -306,21 +319,13 @@ func negativeIn(v string) bool {
 	return false
 }
 
-// negative reports whether n's class or id names boilerplate and nothing that also
+// negative reports whether e's class or id names boilerplate and nothing that also
 // names content (Readability's "okMaybeItsACandidate"): an element of class
 // "article-comments" is dropped, one of class "main-content sidebar-left" is not, nor an
 // article or main element, whatever its classes (WordPress gives posts a class per tag,
 // "tag-news").
-func negative(n *html.Node) bool {
-	if n.DataAtom == atom.Article || n.DataAtom == atom.Main {
-		return false
-	}
-	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && positiveIn(strings.ToLower(a.Val)) {
-			return false
-		}
-	}
-	return true
+func negative(e *elem) bool {
+	return e.class < 0 && !e.okClass && e.n.DataAtom != atom.Article && e.n.DataAtom != atom.Main
 }
 
 // scored returns the index of the element that holds the main text, by Readability's
@@ -580,7 +585,12 @@ func (t *tree) mainText(roots []int32, skipTitle string) string {
 		}
 		sep := separator(n.DataAtom)
 		if n.Namespace == "math" {
-			sep = " " // formula tokens (mi, mo, mn...) are words
+			// A formula's tokens (mi, mo, mn...) are words: a space between siblings,
+			// none around the formula.
+			sep = ""
+			if n.PrevSibling != nil && n.Data != "math" {
+				b.WriteByte(' ')
+			}
 		}
 		b.WriteString(sep)
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

@@ -172,7 +172,7 @@ func extract(s string, opts *Options, deadline time.Time) (r Result, err error) 
 	if maxDepth <= 0 || maxDepth > DefaultMaxDepth {
 		maxDepth = DefaultMaxDepth
 	}
-	t := &tree{els: make([]elem, 0, len(s)/64)}
+	t := &tree{els: make([]elem, 0, len(s)/64), classes: make(map[string]words)}
 	if d := t.index(doc, maxDepth); d > maxDepth {
 		return Result{}, fmt.Errorf("%w: elements nested more than %d deep, the limit; raise MaxDepth (at most %d)", ErrTooDeep, maxDepth, DefaultMaxDepth)
 	}
