@@ -163,7 +163,7 @@ func Extract(page []byte, opts Options) (Result, error) {
 // and a result cut short must not be returned should Extract still be waiting.
 func extract(s string, opts *Options, deadline time.Time) (r Result, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
-	doc, err := html.Parse(strings.NewReader(s))
+	doc, err := html.Parse(strings.NewReader(stripRaw(s)))
 	if err != nil {
 		// For a reader that cannot fail, the parser's only error is its nesting limit.
 		return Result{}, fmt.Errorf("%w: %v", ErrTooDeep, err)
