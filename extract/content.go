@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -281,8 +282,7 @@ func (t *tree) classWeight(e *elem) int8 {
 		}
 		c, ok := t.classes[a.Val]
 		if !ok {
-			v := strings.ToLower(a.Val)
-			c = words{neg: negativeIn(v), pos: positiveIn(v)}
+			c.neg, c.pos = classWords(strings.ToLower(a.Val))
 			t.classes[a.Val] = c
 		}
 		if c.neg {
@@ -296,27 +296,51 @@ func (t *tree) classWeight(e *elem) int8 {
 	return w
 }
 
-func positiveIn(v string) bool {
-	for _, w := range positiveWords {
-		if strings.Contains(v, w) {
-			return true
-		}
-	}
-	return false
+// stem is a class word and which list it is in.
+type stem struct {
+	word string
+	neg  bool
 }
 
-func negativeIn(v string) bool {
-	for _, w := range negativeWords {
-		if strings.Contains(v, w) {
-			return true
+// stemIndex maps the first three letters of each class word to the words: matching a
+// value then costs one lookup per byte, where trying every word cost one search each.
+var stemIndex = sync.OnceValue(func() map[[3]byte][]stem {
+	m := make(map[[3]byte][]stem)
+	for _, list := range []struct {
+		words []string
+		neg   bool
+	}{{positiveWords, false}, {negativeWords, true}} {
+		for _, w := range list.words {
+			k := [3]byte{w[0], w[1], w[2]}
+			m[k] = append(m[k], stem{w, list.neg})
 		}
 	}
-	for f := range strings.FieldsFuncSeq(v, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
-		if negativeTokens[f] {
-			return true
+	return m
+})
+
+// classWords reports whether the lower-case class or id value v contains a word of
+// negativeWords or a token of negativeTokens (neg), and a word of positiveWords (pos).
+func classWords(v string) (neg, pos bool) {
+	idx := stemIndex()
+	for i := 0; i+3 <= len(v); i++ {
+		for _, s := range idx[[3]byte{v[i], v[i+1], v[i+2]}] {
+			if strings.HasPrefix(v[i:], s.word) {
+				if s.neg {
+					neg = true
+				} else {
+					pos = true
+				}
+			}
 		}
 	}
-	return false
+	if !neg {
+		for f := range strings.FieldsFuncSeq(v, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+			if negativeTokens[f] {
+				return true, pos
+			}
+		}
+	}
+	return neg, pos
 }
 
 // negative reports whether e's class or id names boilerplate and nothing that also
@@ -556,17 +580,19 @@ func (t *tree) junk(e *elem) bool {
 }
 
 // mainText returns the article's text: the chosen elements' text without the dropped
-// ones, one block per line.
+// ones, one block per line. It detaches the dropped elements from the tree.
 func (t *tree) mainText(roots []int32, skipTitle string) string {
-	var b strings.Builder
-	drop := make(map[*html.Node]bool)
+	// The dropped subtrees are detached from the tree, which is this call's own, so
+	// that the walk below needs no lookup.
 	for _, r := range roots {
-		for j := r; j < t.els[r].end; j++ {
-			if t.els[j].drop {
-				drop[t.els[j].n] = true
+		for j := r + 1; j < t.els[r].end; j++ {
+			if e := &t.els[j]; e.drop {
+				e.n.Parent.RemoveChild(e.n)
+				j = e.end - 1
 			}
 		}
 	}
+	var b strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
@@ -577,7 +603,7 @@ func (t *tree) mainText(roots []int32, skipTitle string) string {
 		default:
 			return
 		}
-		if drop[n] || ignored(n) {
+		if ignored(n) {
 			return
 		}
 		if skipTitle != "" && (n.DataAtom == atom.H1) && normalize(textOf(n)) == skipTitle {
