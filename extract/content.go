@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -516,8 +517,35 @@ func (t *tree) siblings(top int32) []int32 {
 			out = append(out, c)
 		}
 	}
-	return out
+	// The prose paragraphs just outside: an introduction written before the block the
+	// scores chose (a table, a list), which Readability's siblings do not reach.
+	var before, after []int32
+	for a := p; a >= 0 && a != t.body && int(t.els[p].depth-t.els[a].depth) < outerLevels; a = t.els[a].parent {
+		gp := t.els[a].parent
+		if gp < 0 || gp == t.body {
+			break
+		}
+		for c := gp + 1; c < t.els[gp].end; c = t.els[c].end {
+			e := &t.els[c]
+			if c == a || e.drop || e.n.DataAtom != atom.P || !(e.text > 80 && density(e) < 0.25) {
+				continue
+			}
+			if c < a {
+				before = append(before, c)
+			} else {
+				after = append(after, c)
+			}
+		}
+	}
+	slices.Sort(before)
+	slices.Sort(after)
+	return slices.Concat(before, out, after)
 }
+
+// outerLevels is how many levels of ancestors of the article's block siblings() looks
+// at for prose paragraphs: a table's rows sit three below the section that introduces
+// it (section > div > table > tbody).
+const outerLevels = 3
 
 func sameClass(a, b *html.Node) bool {
 	ca, cb := attr(a, "class"), attr(b, "class")

@@ -150,3 +150,23 @@ func TestExtractDocStubs(t *testing.T) {
 		checkText(t, r.Text, []string{"has not been written yet"}, nil)
 	}
 }
+
+// TestExtractTableIntro: a reference page whose body is a table keeps the paragraphs
+// that introduce it, which tell two pages with the same table layout apart.
+func TestExtractTableIntro(t *testing.T) {
+	var rows strings.Builder
+	for _, c := range []string{"owner", "name", "kind", "created", "size"} {
+		rows.WriteString(`<tr><td><p><code>` + c + `</code> text</p><p>The ` + c + ` of the object, as the catalog records it when the object is created or altered.</p></td></tr>`)
+	}
+	ref := func(view, intro string) string {
+		return `<html><body><div class="navheader"><a href="p.html">Prev</a> <a href="n.html">Next</a></div>
+<div class="sect1"><div class="titlepage"><h2>` + view + `</h2></div><p>` + intro + `</p>
+<div class="table"><p class="title">Columns of ` + view + `</p><div class="table-contents"><table><tbody>` + rows.String() + `</tbody></table></div></div></div></body></html>`
+	}
+	a := extractText(t, ref("object_grants", "The view object_grants lists every privilege granted on an object to a role that is enabled now, one row per grant."))
+	b := extractText(t, ref("object_owners", "The view object_owners lists the owner of every object that the current role can see, one row per object and owner."))
+	checkText(t, a.Text, []string{"lists every privilege granted", "as the catalog records it"}, []string{"Prev"})
+	if a.Text == b.Text {
+		t.Errorf("two reference pages with different introductions have the same text:\n%s", a.Text)
+	}
+}
