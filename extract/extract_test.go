@@ -81,9 +81,8 @@ func TestExtractArticle(t *testing.T) {
 	}
 }
 
-// TestExtractAuthorFromArticleFooter holds what prune keeps and drops for the metadata:
-// a sidebar's byline (the aside, which go-trafilatura would read for the author and
-// delete only later) is gone, and the article's own footer, with its real byline, stays.
+// TestExtractAuthorFromArticleFooter: the author marked in the article's own footer is
+// found, and a name marked as an author in a sidebar is not taken for it.
 func TestExtractAuthorFromArticleFooter(t *testing.T) {
 	para := strings.Repeat("The harbour was rebuilt after the storm, stone by stone, by the families who had always lived there. ", 4)
 	page := `<html><body>
