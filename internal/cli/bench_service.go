@@ -294,15 +294,9 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 		return err
 	}
 	if c.emit != "" {
-		corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+		docs, err := c.loadDocs()
 		if err != nil {
 			return err
-		}
-		docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
-		if len(c.html) > 0 {
-			if docs.pages, err = htmlPages(c.html); err != nil {
-				return err
-			}
 		}
 		return c.runEmit(e, docs)
 	}
@@ -312,18 +306,12 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := target.waitReady(ctx); err != nil {
 		return err
 	}
-	corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+	docs, err := c.loadDocs()
 	if err != nil {
 		return err
 	}
-	docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
-	if len(c.html) > 0 {
-		if docs.pages, err = htmlPages(c.html); err != nil {
-			return err
-		}
-		if !c.given("pool") {
-			c.pool = min(c.pool, len(docs.pages)) // later documents cost a copy to encode
-		}
+	if len(c.html) > 0 && !c.given("pool") {
+		c.pool = min(c.pool, len(docs.pages)) // later documents cost a copy to encode
 	}
 	if c.preload > 0 {
 		return c.runPreload(ctx, e, target, docs)

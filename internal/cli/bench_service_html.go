@@ -67,3 +67,17 @@ func (d *loadDocs) appendHTMLJSON(dst []byte, i int) []byte {
 	dst = append(dst, d.pages[i%len(d.pages)]...)
 	return append(dst, '}')
 }
+
+// loadDocs returns the documents of the run: the pages of --html, else the synthetic
+// corpus, which learns its words from the evaluation data.
+func (c *benchServiceCmd) loadDocs() (*loadDocs, error) {
+	if len(c.html) > 0 {
+		pages, err := htmlPages(c.html)
+		return &loadDocs{pages: pages}, err
+	}
+	corpus, err := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+	if err != nil {
+		return nil, err
+	}
+	return &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}, nil
+}
