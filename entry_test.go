@@ -82,7 +82,7 @@ func TestEntryBinaryGolden(t *testing.T) {
 	e := Entry{ID: "a", Priority: 1.5, FetchTime: time.Unix(1700000000, 5), Fingerprints: Fingerprints{
 		URL: "http://example.com/", Raw: sha256.Sum256([]byte("raw")), Text: sha256.Sum256([]byte("text")),
 		Main: sha256.Sum256([]byte("main")), SimHash: 0x0123456789abcdef, MinHash: []uint32{1, 2, 0xffffffff},
-		Words: 300, Title: "T", Method: "main",
+		Words: 300, Title: "T", Method: "trafilatura",
 	}}
 	b, _ := e.AppendBinary([]byte("prefix"))
 	sum := sha256.Sum256(b)

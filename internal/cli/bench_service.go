@@ -142,7 +142,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
 	fs.StringVar(&c.emit, "emit", "", "write the bodies of --requests requests to `FILE`, one a line, and a wrk\nscript that sends them to FILE.lua, instead of sending them (default \"\": send)")
-	fs.Var(&c.html, "html", "send the HTML pages of `PATH` (a directory tree of .html files, a WARC or\nJSONL file, as 'neardup dedup' reads them) instead of synthetic text, the pages\nin turn under new ids and URLs; repeat for more paths (add and check only)")
+	fs.Var(&c.html, "html", "send the HTML pages of `PATH` (a directory tree of .html files, a WARC or\nJSONL file, as 'neardup dedup' reads them) instead of synthetic text, the pages\nin turn under new ids and URLs; repeat for more paths (add and check only)\n(default \"\": synthetic text)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 	fs.BoolVar(&c.batcher, "batcher", false, "with --mode query: ask each query through the Go client's Batcher, which\ngathers the queries waiting into batch requests (default false)")
 	fs.IntVar(&c.inFlight, "in-flight", client.DefaultConcurrency, "with --batcher: have at most `N` batch requests in flight (the client's\nOptions.Concurrency) (default 4)")
