@@ -26,7 +26,6 @@ type elem struct {
 	link   int32 // of which inside links
 	commas int32 // commas of the subtree's text, in Latin and CJK scripts
 	paras  int32 // paragraph-like elements (p, pre, blockquote...) in the subtree
-	items  int32 // list items in the subtree
 	imgs   int32 // images in the subtree
 	inputs int32 // form controls in the subtree
 
@@ -183,7 +182,7 @@ func hiddenStyle(s string) bool {
 func (t *tree) sum() {
 	for i := range t.els {
 		e := &t.els[i]
-		e.text, e.link, e.commas, e.paras, e.items, e.imgs, e.inputs = 0, 0, 0, 0, 0, 0, 0
+		e.text, e.link, e.commas, e.paras, e.imgs, e.inputs = 0, 0, 0, 0, 0, 0
 		if e.drop {
 			continue
 		}
@@ -198,8 +197,6 @@ func (t *tree) sum() {
 			e.inputs = 1
 		case atom.P, atom.Pre, atom.Blockquote:
 			e.paras = 1
-		case atom.Li, atom.Dt, atom.Dd:
-			e.items = 1
 		}
 	}
 	for i := len(t.els) - 1; i > 0; i-- {
@@ -212,7 +209,6 @@ func (t *tree) sum() {
 		p.link += e.link
 		p.commas += e.commas
 		p.paras += e.paras
-		p.items += e.items
 		p.imgs += e.imgs
 		p.inputs += e.inputs
 	}
@@ -563,7 +559,8 @@ func attr(n *html.Node, key string) string {
 
 // clean marks, inside the article, the containers that look like boilerplate by their
 // content, as Readability's conditional cleaning does: lists and blocks mostly of links,
-// more list items than paragraphs outside a list, more images than paragraphs, forms.
+// more images than paragraphs, forms. (Readability's rule against more list items than
+// paragraphs outside a list is not kept: it cut list posts and lowered the AEB F1.)
 func (t *tree) clean(root int32) {
 	for i := root + 1; i < t.els[root].end; i++ {
 		e := &t.els[i]
