@@ -257,7 +257,8 @@ func dropTag(t *tree, i int32) bool {
 }
 
 // Class and id words, as Readability (Mozilla) and trafilatura weigh them: a word in
-// positive marks where articles are, one in negativeWords where boilerplate is.
+// positiveWords marks where articles are, one in negativeWords or negativeTokens where
+// boilerplate is.
 var (
 	positiveWords  = []string{"article", "body", "content", "entry", "hentry", "main", "page", "post", "text", "blog", "story", "prose", "markdown"}
 	negativeWords  = []string{"comment", "sidebar", "share", "sharing", "social", "related", "footer", "foot", "masthead", "banner", "advert", "sponsor", "promo", "outbrain", "taboola", "newsletter", "subscribe", "subscription", "signup", "cookie", "consent", "gdpr", "popup", "modal", "widget", "breadcrumb", "pagination", "pager", "menu", "navbar", "navigation", "toolbar", "byline", "author", "tags", "recommend", "disqus", "shoutbox", "skyscraper", "caption", "credit", "meta", "hidden", "print", "skip", "rss", "contact", "login", "register", "share", "trending", "most-read", "mostread", "more-stories", "readmore", "read-more"}
@@ -349,7 +350,7 @@ func negative(e *elem) bool {
 	return e.class < 0 && !e.okClass && e.n.DataAtom != atom.Article && e.n.DataAtom != atom.Main
 }
 
-// scored returns the index of the element that holds the main text, by Readability's
+// scoreCandidates returns the index of the element that holds the main text, by Readability's
 // scoring: every paragraph-like element of 25 or more characters gives 1, plus its
 // commas, plus one per 100 characters (at most 3) to its parent, half that to its
 // grandparent and a third of it per level to the three above; a candidate starts from
