@@ -52,12 +52,14 @@ func stripRaw(page string) string {
 				b.WriteString(page)
 				return b.String()
 			}
-			b.WriteString(page[:end])
 			name := strings.ToLower(page[1:nameLen(page)])
-			page = page[end:]
 			if c == '/' {
+				b.WriteString(page[:end])
+				page = page[end:]
 				continue
 			}
+			writeTag(&b, page[:end])
+			page = page[end:]
 			switch name {
 			case "script", "style":
 				if e := indexEndTag(page, name); e >= 0 {
@@ -98,32 +100,64 @@ func nameLen(tag string) int {
 }
 
 // tagLen returns the length of the tag that starts s, up to and including its ">", or
-// -1 when it does not end. Quoted attribute values may hold ">", as in the tokenizer;
-// a quote opens one only after "=".
+// -1 when it does not end. Quoted attribute values may hold ">", as in the tokenizer.
 func tagLen(s string) int {
-	afterEq := false
-	for i := nameLen(s); i < len(s); i++ {
+	n, _ := scanTag(s, nil)
+	return n
+}
+
+// scanTag reads the tag that starts s as the tokenizer does: its name, then attributes,
+// each a name up to white space, "/", ">" or "=" (a leading "=" is part of the name) and
+// an optional value, quoted or not. It calls attr with the bounds of each attribute, and
+// returns the tag's length (-1 when it does not end) and whether it is self-closing.
+func scanTag(s string, attr func(start, end, nameEnd int)) (n int, selfClosing bool) {
+	i := nameLen(s)
+	for i < len(s) {
 		switch c := s[i]; c {
 		case '>':
-			return i + 1
-		case '=':
-			afterEq = true
+			return i + 1, selfClosing
+		case ' ', '\t', '\n', '\f', '\r', '/':
+			selfClosing = c == '/' && i+1 < len(s) && s[i+1] == '>'
+			i++
 			continue
-		case '"', '\'':
-			if afterEq {
-				j := strings.IndexByte(s[i+1:], c)
-				if j < 0 {
-					return -1
-				}
-				i += j + 1
-			}
-		case ' ', '\t', '\n', '\f', '\r':
-			continue // white space between "=" and the value keeps afterEq
 		}
-		afterEq = false
+		selfClosing = false
+		start := i
+		i++
+		for i < len(s) && !isSpace(s[i]) && s[i] != '/' && s[i] != '>' && s[i] != '=' {
+			i++
+		}
+		nameEnd := i
+		j := i
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		if j < len(s) && s[j] == '=' {
+			j++
+			for j < len(s) && isSpace(s[j]) {
+				j++
+			}
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				k := strings.IndexByte(s[j+1:], s[j])
+				if k < 0 {
+					return -1, false
+				}
+				j += k + 2
+			} else {
+				for j < len(s) && !isSpace(s[j]) && s[j] != '>' {
+					j++
+				}
+			}
+			i = j
+		}
+		if attr != nil {
+			attr(start, i, nameEnd)
+		}
 	}
-	return -1
+	return -1, false
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // tagEnd reports whether c ends a tag name.
 func tagEnd(c byte) bool {
@@ -148,4 +182,35 @@ func indexEndTag(s, name string) int {
 		}
 		off = j + 2
 	}
+}
+
+// writeTag writes the start tag tag with only the attributes Extract reads (keptAttr):
+// a page's tags carry hrefs, srcsets and data attributes by the kilobyte, which the
+// tokenizer would copy one by one. The attributes kept are copied as they are.
+func writeTag(b *strings.Builder, tag string) {
+	b.WriteString(tag[:nameLen(tag)])
+	_, selfClosing := scanTag(tag, func(start, end, nameEnd int) {
+		if keptAttr(tag[start:nameEnd]) {
+			b.WriteByte(' ')
+			b.WriteString(tag[start:end])
+		}
+	})
+	if selfClosing {
+		b.WriteByte('/')
+	}
+	b.WriteByte('>')
+}
+
+// keptAttr reports whether Extract, or the parser's tree construction, reads the
+// attribute key: class, id and the hiding ones for the scores; those of meta, link and
+// html for the metadata; type (input type=hidden in a table), encoding
+// (annotation-xml) and color, face and size (font in foreign content) for the tree.
+func keptAttr(key string) bool {
+	switch strings.ToLower(key) {
+	case "class", "id", "style", "hidden", "aria-hidden", "itemprop", "rel", "href", "name",
+		"property", "content", "lang", "type", "charset", "http-equiv", "encoding",
+		"color", "face", "size":
+		return true
+	}
+	return false
 }

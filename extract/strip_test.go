@@ -45,7 +45,9 @@ func shape(t testing.TB, page string) string {
 		b.WriteString("\n" + strings.Repeat(" ", d))
 		b.WriteString(n.Namespace + ":" + n.Data)
 		for _, a := range n.Attr {
-			b.WriteString(" " + a.Key + "=" + a.Val)
+			if a.Namespace == "" && keptAttr(a.Key) {
+				b.WriteString(" " + a.Key + "=" + a.Val)
+			}
 		}
 	}
 	return b.String()
@@ -63,6 +65,8 @@ var stripCases = []string{
 	`<div data-html="<script>x</script>" title='<!--'>kept</div><p>a</p>`,
 	`<title>a <!-- b</title><textarea><script></textarea><p>c</p>`,
 	`<a href=x>y</a><p a=">">z</p>`,
+	`<img srcset="a.jpg 1x, b.jpg 2x" data-x='{"a": ">"}' class=pic/><p id = "p1" onclick=go() hidden>t</p>`,
+	`<div =x class="a"/><input type=hidden><br/>`,
 	`<!DOCTYPE html><html><head><script src="a.js"></script><style>
 body{}</style></head><body><p>x</p></body></html>`,
 }
