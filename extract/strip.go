@@ -188,9 +188,10 @@ func indexEndTag(s, name string) int {
 // a page's tags carry hrefs, srcsets and data attributes by the kilobyte, which the
 // tokenizer would copy one by one. The attributes kept are copied as they are.
 func writeTag(b *strings.Builder, tag string) {
-	b.WriteString(tag[:nameLen(tag)])
+	name := tag[1:nameLen(tag)]
+	b.WriteString(tag[:len(name)+1])
 	_, selfClosing := scanTag(tag, func(start, end, nameEnd int) {
-		if keptAttr(tag[start:nameEnd]) {
+		if keptAttr(name, tag[start:nameEnd]) {
 			b.WriteByte(' ')
 			b.WriteString(tag[start:end])
 		}
@@ -202,12 +203,17 @@ func writeTag(b *strings.Builder, tag string) {
 }
 
 // keptAttr reports whether Extract, or the parser's tree construction, reads the
-// attribute key: class, id and the hiding ones for the scores; those of meta, link and
-// html for the metadata; type (input type=hidden in a table), encoding
-// (annotation-xml) and color, face and size (font in foreign content) for the tree.
-func keptAttr(key string) bool {
-	switch strings.ToLower(key) {
-	case "class", "id", "style", "hidden", "aria-hidden", "itemprop", "rel", "href", "name",
+// attribute key of element tag: class, id and the hiding ones for the scores; those of
+// meta, link (its href) and html for the metadata; type (input type=hidden in a table),
+// encoding (annotation-xml) and color, face and size (font in foreign content) for the
+// tree.
+func keptAttr(tag, key string) bool {
+	key = strings.ToLower(key)
+	if key == "href" {
+		return strings.EqualFold(tag, "link")
+	}
+	switch key {
+	case "class", "id", "style", "hidden", "aria-hidden", "itemprop", "rel", "name",
 		"property", "content", "lang", "type", "charset", "http-equiv", "encoding",
 		"color", "face", "size":
 		return true

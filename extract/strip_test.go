@@ -45,7 +45,7 @@ func shape(t testing.TB, page string) string {
 		b.WriteString("\n" + strings.Repeat(" ", d))
 		b.WriteString(n.Namespace + ":" + n.Data)
 		for _, a := range n.Attr {
-			if a.Namespace == "" && keptAttr(a.Key) {
+			if a.Namespace == "" && keptAttr(n.Data, a.Key) {
 				b.WriteString(" " + a.Key + "=" + a.Val)
 			}
 		}
