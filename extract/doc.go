@@ -5,8 +5,9 @@
 //
 // # How
 //
-// Extract decodes the page to UTF-8, drops the text of its scripts and styles and its
-// comments in one pass over the bytes (half of a typical news page), parses it once with
+// Extract decodes the page to UTF-8, drops the text of its scripts and styles, its
+// comments and the attributes it does not read in one pass over the bytes (most of a
+// typical news page), parses it once with
 // golang.org/x/net/html (the WHATWG algorithm browsers use, so broken HTML reads as a
 // browser reads it), and then works on that one tree, never a copy:
 //
@@ -70,17 +71,18 @@
 // benchmark's own metric (word 4-gram precision and recall per page, averaged; accuracy
 // is the share of pages whose words all match), every extractor by the same scorer in
 // the same run (the eval module's TestAEB), and timed side by side on one core
-// (BenchmarkAEB) on a 2-core VM that other work was loading:
+// (BenchmarkAEB) on a 2-core VM that other work was loading (docs/performance.md):
 //
 //	extractor                         precision  recall  F1     accuracy  pages/s
-//	Extract                           0.953      0.982   0.968  0.381     20.6-30.6
-//	go-trafilatura v1.12.2            0.945      0.979   0.962  0.287     3.6-4.6
+//	Extract                           0.953      0.982   0.968  0.381     317
+//	go-trafilatura v1.12.2            0.945      0.979   0.962  0.287     45.6
 //	go-readability (2025-12-05)       0.900      0.971   0.934  0.188
 //	VisibleText (whole page)          0.508      0.993   0.672  0.000
 //
-// Extract is 4.6 to 7.2 times as fast as go-trafilatura on those pages (5.8 in the
-// median run), and 14 times on the PostgreSQL manual's pages; it allocates a quarter as
-// much. The html.Parse call is most of its time.
+// Extract is 6.9 times as fast as go-trafilatura on those pages and 21 times on the
+// PostgreSQL manual's pages, and allocates a fifth as much. The html.Parse call is most of
+// its time; script and style text, comments and the attributes it does not read are cut
+// from the page before the parser sees them.
 //
 // # Example
 //
