@@ -465,7 +465,7 @@ func TestFingerprintMethods(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{Options{}, extract.MethodTrafilatura},
+		{Options{}, extract.MethodMain},
 		{Options{NoExtract: true}, extract.MethodVisibleText},
 		{Options{Extract: extract.Options{Timeout: time.Nanosecond}}, extract.MethodVisibleText}, // over budget
 	} {
@@ -483,7 +483,7 @@ func TestFingerprintMethods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.want == extract.MethodTrafilatura && strings.Contains(main, "Home | About") || c.want == extract.MethodVisibleText && !strings.Contains(main, "Home | About") {
+		if c.want == extract.MethodMain && strings.Contains(main, "Home | About") || c.want == extract.MethodVisibleText && !strings.Contains(main, "Home | About") {
 			t.Errorf("%+v: main text %q from method %s", c.opt, main, c.want)
 		}
 		fpText, _ := f.Fingerprint(Document{ID: "p", Text: main})

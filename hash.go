@@ -60,7 +60,7 @@ type Fingerprints struct {
 	Words int `json:"words"`
 	// Title is the page's title when extraction found one.
 	Title string `json:"title,omitempty"`
-	// Method is how an HTML page's main text was found: extract.MethodTrafilatura, or
+	// Method is how an HTML page's main text was found: extract.MethodMain, or
 	// extract.MethodVisibleText (extraction off, found too little, or ran out of time);
 	// "" for plain text.
 	Method string `json:"method,omitempty"`

@@ -17,8 +17,7 @@ func ExampleExtract() {
 	fmt.Println(r.Title, "|", r.Author, "|", r.Date, "|", r.Method)
 	fmt.Println(r.Text)
 	// Output:
-	// Rivers of Lyon | Ada Lovelace | 2024-03-05 | trafilatura
-	// Rivers of Lyon
+	// Rivers of Lyon | Ada Lovelace | 2024-03-05 | main
 	// Lyon stands where the Rhône meets the Saône, two rivers with very different tempers that have shaped the city for two thousand years.
 	// The Romans built Lugdunum on the hill above the confluence, and for centuries the city grew along the narrow peninsula between the two rivers.
 	// Today the confluence district is a quarter of museums, offices and flats, built on land that was railway yards and warehouses only a generation ago.

@@ -59,7 +59,7 @@ func TestExtractArticle(t *testing.T) {
 		Language:    "en",
 		URL:         "https://example.com/news/rivers-of-lyon",
 		Charset:     "utf-8",
-		Method:      extract.MethodTrafilatura,
+		Method:      extract.MethodMain,
 	}
 	text := r.Text
 	r.Text = ""
@@ -81,9 +81,8 @@ func TestExtractArticle(t *testing.T) {
 	}
 }
 
-// TestExtractAuthorFromArticleFooter holds what prune keeps and drops for the metadata:
-// a sidebar's byline (the aside, which go-trafilatura would read for the author and
-// delete only later) is gone, and the article's own footer, with its real byline, stays.
+// TestExtractAuthorFromArticleFooter: the author marked in the article's own footer is
+// found, and a name marked as an author in a sidebar is not taken for it.
 func TestExtractAuthorFromArticleFooter(t *testing.T) {
 	para := strings.Repeat("The harbour was rebuilt after the storm, stone by stone, by the families who had always lived there. ", 4)
 	page := `<html><body>
@@ -169,7 +168,7 @@ func TestExtractLimits(t *testing.T) {
 		// Pruning a parent's last child (the script) must not end the walk that measures depth.
 		{"deeper than MaxDepth after a pruned script", append([]byte("<div><script>x</script></div>"), deep(20)...), extract.Options{MaxDepth: 10}, extract.ErrTooDeep},
 		// A subtree removed before extraction does not count.
-		{"deeper than MaxDepth in a nav", append(append([]byte("<nav>"), deep(20)...), "</nav><p>kept</p>"...), extract.Options{MaxDepth: 10}, nil},
+		{"deeper than MaxDepth in a template", append(append([]byte("<template>"), deep(20)...), "</template><p>kept</p>"...), extract.Options{MaxDepth: 10}, nil},
 		{"MaxDepth above the parser's limit", deep(600), extract.Options{MaxDepth: 10_000}, extract.ErrTooDeep},
 		{"timeout", big, extract.Options{Timeout: time.Nanosecond}, extract.ErrTimeout},
 		{"no timeout", deep(5), extract.Options{Timeout: -1}, nil},
@@ -264,7 +263,7 @@ func TestExtractFallback(t *testing.T) {
 		t.Errorf("Extract = %+v; want the visible text %q by %s, title %q", r, "Name Ada", extract.MethodVisibleText, "Only a title")
 	}
 	r, err = extract.Extract(page, extract.Options{NoFallback: true})
-	if err != nil || r.Method != extract.MethodTrafilatura {
+	if err != nil || r.Method != extract.MethodMain {
 		t.Errorf("Extract with NoFallback = %+v, %v; want the extractor's text", r, err)
 	}
 	r, err = extract.Extract([]byte(`<html lang="fr-CA"><p>Café crème</p>`), extract.Options{})

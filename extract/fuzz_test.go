@@ -30,7 +30,7 @@ func FuzzExtract(f *testing.F) {
 			for name, s := range map[string]string{"Text": r.Text, "Title": r.Title, "Author": r.Author, "Description": r.Description} {
 				checkNormalized(t, name, s)
 			}
-			if r.Method != extract.MethodTrafilatura && r.Method != extract.MethodVisibleText {
+			if r.Method != extract.MethodMain && r.Method != extract.MethodVisibleText {
 				t.Errorf("Method %q", r.Method)
 			}
 			if again, err := extract.Extract(page, opts); err == nil && again.Text != r.Text {

@@ -108,6 +108,9 @@ func newSynthCorpus(seed uint64, size, edits int, plant float64) *synthCorpus {
 // clone returns a copy of s with its own scratch buffers, for another goroutine: text
 // is not safe for concurrent use, the model is read-only.
 func (s *synthCorpus) clone() *synthCorpus {
+	if s == nil {
+		return nil // bench service --html has pages instead
+	}
 	c := *s
 	c.words, c.buf = nil, nil
 	return &c

@@ -114,6 +114,7 @@ type benchServiceCmd struct {
 	fs                         *flag.FlagSet // to tell flags given from defaults
 	addr, token, mode, emit    string
 	clients, size, batch, pool int
+	html                       stringList // --html paths
 	requests, start, preload   int
 	duration, warmup           time.Duration
 	rate, dupRate, urlDupRate  float64
@@ -143,6 +144,7 @@ func (c *benchServiceCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.pool, "pool", 100_000, "encode up to `N` documents or queries before the timed phase (2.2 KB\neach at --size 2000); queries are used round robin (default 100000)")
 	fs.IntVar(&c.preload, "preload", 0, "add `N` documents from --start as fast as the service takes them, and\nmeasure nothing else (default 0: measure)")
 	fs.StringVar(&c.emit, "emit", "", "write the bodies of --requests requests to `FILE`, one a line, and a wrk\nscript that sends them to FILE.lua, instead of sending them (default \"\": send)")
+	fs.Var(&c.html, "html", "send the HTML pages of `PATH` (a directory tree of .html files, a WARC or\nJSONL file, as 'neardup dedup' reads them) instead of synthetic text, the pages\nin turn under new ids and URLs; repeat for more paths (add and check only)\n(default \"\": synthetic text)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 	fs.BoolVar(&c.batcher, "batcher", false, "with --mode query: ask each query through the Go client's Batcher, which\ngathers the queries waiting into batch requests (default false)")
 	fs.IntVar(&c.inFlight, "in-flight", client.DefaultConcurrency, "with --batcher: have at most `N` batch requests in flight (the client's\nOptions.Concurrency) (default 4)")
@@ -221,6 +223,9 @@ func (c *benchServiceCmd) validate(args []string) error {
 			return usagef("--emit writes the bodies of one kind of request: use --mode add, check or query")
 		}
 		c.warmup, c.pool = 0, c.requests*c.batch
+	}
+	if len(c.html) > 0 && c.mode != "add" && c.mode != "check" {
+		return usagef("--html sends pages: use --mode add or check")
 	}
 	ops := loadOps(c.mode)
 	switch {
@@ -304,8 +309,11 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "neardup bench service: with %s\n", strings.Join(given, " "))
 	}
 	if c.emit != "" {
-		corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-		return c.runEmit(e, &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate})
+		docs, err := c.loadDocs()
+		if err != nil {
+			return err
+		}
+		return c.runEmit(e, docs)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -313,8 +321,13 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	if err := target.waitReady(ctx); err != nil {
 		return err
 	}
-	corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
-	docs := &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}
+	docs, err := c.loadDocs()
+	if err != nil {
+		return err
+	}
+	if len(c.html) > 0 && !c.given("pool") {
+		c.pool = min(c.pool, len(docs.pages)) // later documents cost a copy to encode
+	}
 	if c.preload > 0 {
 		return c.runPreload(ctx, e, target, docs)
 	}
@@ -442,18 +455,19 @@ type latencySummary struct {
 
 // benchServiceResult is the JSON report of a measuring run of bench service.
 type benchServiceResult struct {
-	Mode       string  `json:"mode"`
-	Addr       string  `json:"addr"`
-	Clients    int     `json:"clients"`
-	Rate       float64 `json:"rate"` // requests/s scheduled; 0: closed loop
-	Batch      int     `json:"batch"`
-	Size       int     `json:"size"`
-	Seed       uint64  `json:"seed"`
-	DupRate    float64 `json:"dup_rate"`
-	URLDupRate float64 `json:"url_dup_rate"`
-	Start      int     `json:"start"`
-	FirstDoc   int     `json:"first_doc"`  // the first document of the measured phase
-	NextStart  int     `json:"next_start"` // the first document no request carried
+	Mode       string   `json:"mode"`
+	Addr       string   `json:"addr"`
+	Clients    int      `json:"clients"`
+	Rate       float64  `json:"rate"` // requests/s scheduled; 0: closed loop
+	Batch      int      `json:"batch"`
+	Size       int      `json:"size"`
+	Seed       uint64   `json:"seed"`
+	HTML       []string `json:"html,omitempty"` // --html: the documents are these inputs' pages
+	DupRate    float64  `json:"dup_rate"`
+	URLDupRate float64  `json:"url_dup_rate"`
+	Start      int      `json:"start"`
+	FirstDoc   int      `json:"first_doc"`  // the first document of the measured phase
+	NextStart  int      `json:"next_start"` // the first document no request carried
 
 	WarmupSeconds     float64                   `json:"warmup_seconds"`
 	Seconds           float64                   `json:"seconds"` // the measured phase
@@ -486,7 +500,7 @@ type benchServiceResult struct {
 func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServiceResult {
 	res := benchServiceResult{
 		Mode: c.mode, Addr: c.addr, Clients: c.clients, Rate: c.rate, Batch: c.batch, Size: c.size,
-		Seed: c.seed, DupRate: c.dupRate, URLDupRate: c.urlDupRate, Start: c.start,
+		Seed: c.seed, DupRate: c.dupRate, URLDupRate: c.urlDupRate, Start: c.start, HTML: c.html,
 		WarmupSeconds: c.warmup.Seconds(), Seconds: elapsed.Seconds(),
 		Errors: s.errors(), Status: map[string]int64{}, TransportErrors: s.transport,
 		Latency: map[string]latencySummary{}, Verdicts: s.verdicts, Added: s.added, ItemErrors: s.itemErrors,
@@ -548,7 +562,10 @@ func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
 	if r.Interrupted {
 		fmt.Fprintf(tw, "interrupted\tthe figures cover the run until the interrupt\n")
 	}
-	if r.Mode != "query" {
+	if len(r.HTML) > 0 {
+		fmt.Fprintf(tw, "documents\tdoc-%d to doc-%d measured (the HTML pages of %s in turn); next --start %d\n",
+			r.FirstDoc, r.NextStart-1, strings.Join(r.HTML, ", "), r.NextStart)
+	} else if r.Mode != "query" {
 		fmt.Fprintf(tw, "documents\tdoc-%d to doc-%d measured (%d bytes of text, %g near copies, %g of them at their original's URL, seed %d); next --start %d\n",
 			r.FirstDoc, r.NextStart-1, r.Size, r.DupRate, r.URLDupRate, r.Seed, r.NextStart)
 	}

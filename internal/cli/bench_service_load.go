@@ -174,6 +174,7 @@ func (t *loadTarget) waitReady(ctx context.Context) error {
 type loadDocs struct {
 	corpus     *synthCorpus // a template: each goroutine clones it
 	urlDupRate float64
+	pages      [][]byte // with --html, the pages' fields (htmlPages), used instead of corpus
 }
 
 // url returns document i's URL.
@@ -190,6 +191,9 @@ func (d *loadDocs) url(c *synthCorpus, i int) string {
 // appendJSON appends document i as the JSON of a document in a request; c is the
 // calling goroutine's corpus and text its scratch buffer, returned grown.
 func (d *loadDocs) appendJSON(dst []byte, c *synthCorpus, i int, text []byte) ([]byte, []byte) {
+	if d.pages != nil {
+		return d.appendHTMLJSON(dst, i), text
+	}
 	text = c.text(text[:0], i)
 	dst = append(dst, `{"id":"doc-`...)
 	dst = strconv.AppendInt(dst, int64(i), 10)

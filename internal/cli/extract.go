@@ -18,8 +18,8 @@ var extractCommand = &command{
 	summary: "print the main text of HTML pages, without their boilerplate",
 	about: `Writes the main text of each HTML page FILE (standard input when FILE is "-" or there
 is none): the article without its navigation, headers, footers, ads, comments and cookie
-banners, one paragraph per line (package extract, which wraps go-trafilatura). A page
-whose extractor finds less than 100 characters gets its whole visible text instead.
+banners, one paragraph per line (package extract). A page whose extractor finds less
+than 100 characters gets its whole visible text instead.
 Gzip- and zstd-compressed files (the .gz of a crawl or of the AEB benchmark) are read
 transparently, told by their first bytes.
 
@@ -28,7 +28,7 @@ transparently, told by their first bytes.
 With several files, each text is preceded by a line "==> FILE <==", as head(1) does.
 --json writes one JSON object per file and line instead, with the title and metadata:
 {"file", "title", "author", "date", "description", "site_name", "language", "url",
-"charset", "method", "text"}; "method" is "trafilatura", or "visible-text" for the
+"charset", "method", "text"}; "method" is "main", or "visible-text" for the
 fallback, and empty fields mean the page does not give them.
 
 The character set comes from a byte order mark, --content-type, the page's own bytes

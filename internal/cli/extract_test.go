@@ -63,14 +63,14 @@ func TestExtractJSON(t *testing.T) {
 	want := map[string]string{
 		"file": "testdata/article.html", "title": "Night trains return", "author": "Grace Hopper",
 		"date": "2025-01-15", "language": "en", "url": "https://news.example.org/night-trains",
-		"charset": "utf-8", "method": "trafilatura", "text": strings.TrimSuffix(articleText, "\n"),
+		"charset": "utf-8", "method": "main", "text": strings.TrimSuffix(articleText, "\n"),
 	}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
-	// description and site_name are there too, empty or as go-trafilatura derives them.
+	// description and site_name are there too, empty or as the page declares them.
 	for _, k := range []string{"description", "site_name"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("no %q field", k)

@@ -108,8 +108,7 @@ func TestServeCrash(t *testing.T) {
 // serveCrashChild waits for a line on its standard input, then runs "neardup serve" on
 // dir until it is killed, or until its standard input closes: the parent died without
 // killing it. The wait lets the parent start it before the child serving dir is killed:
-// the package initialization of the test binary takes seconds with -race (most of it
-// go-dateparser's, through go-trafilatura).
+// the test binary can take long to start with -race on a loaded machine.
 func serveCrashChild(dir string) {
 	in := bufio.NewReader(os.Stdin)
 	if _, err := in.ReadString('\n'); err != nil {
