@@ -52,7 +52,7 @@ func TestErrorsPrefixedOnce(t *testing.T) {
 		}
 	}
 	_, stderr, _ := run(t, "http://a.com\n\nhttp://\n", "urlnorm")
-	if want := "neardup urlnorm: stdin:3: invalid URL \"http://\": no host"; !strings.Contains(stderr, want) {
+	if want := "neardup urlnorm: stdin:3: invalid URL \"http://\": the input has a special scheme, but does not contain a host"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
 }
