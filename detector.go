@@ -563,7 +563,7 @@ func (d *Detector) Check(doc Document) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return d.CheckEntry(doc.entry(fp), true)
+	return d.CheckEntry(entryOf(&doc, fp), true)
 }
 
 // Peek is Check without storing anything: the verdict the document would get now.
@@ -572,7 +572,7 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return d.CheckEntry(doc.entry(fp), false)
+	return d.CheckEntry(entryOf(&doc, fp), false)
 }
 
 // CheckEntry decides the verdict of an already fingerprinted document and, when add is
@@ -1393,18 +1393,6 @@ func (d *Detector) Get(id string) (s Stored, ok bool, err error) {
 		return Stored{}, false, err
 	}
 	return *r, true, nil
-}
-
-// Query is a raw near-duplicate query for callers that fingerprint documents
-// themselves (with the detector's options): a SimHash, a MinHash signature, or both.
-type Query struct {
-	// SimHash is the fingerprint to search by when HasSimHash is true (0 is a valid
-	// fingerprint).
-	SimHash    uint64
-	HasSimHash bool
-	// MinHash is the signature to search by when it is not empty; it must have
-	// Options.MinHashK values.
-	MinHash minhash.Signature
 }
 
 // Near returns the stored documents near the query's fingerprints, strongest first, at

@@ -292,7 +292,7 @@ func testDetectorNearOracle(t *testing.T, newDetector func(testing.TB, Options) 
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := doc.entry(fp)
+			e := entryOf(&doc, fp)
 			v := checkEntry(t, d, e, true)
 			var want []string
 			exact := false

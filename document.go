@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"time"
 
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/minhash"
@@ -15,28 +14,8 @@ import (
 	"github.com/neardup/neardup/urlnorm"
 )
 
-// Document is one fetched page or text as the detector takes it.
-type Document struct {
-	// ID names the document; it is required and unique within a Detector.
-	ID string
-	// URL is where the document was fetched from; optional. Its canonical form is the
-	// URL key.
-	URL string
-	// HTML is the page as fetched, in any character set; Text is plain text (UTF-8).
-	// Give one of them (both empty is an empty document).
-	HTML []byte
-	Text string
-	// ContentType is the HTTP Content-Type header, whose charset decides how HTML is
-	// decoded; optional.
-	ContentType string
-	// Priority ranks copies for the keep policy: higher survives (KeepPriority). NaN, which
-	// has no order, is refused (ErrDocument); the infinities are allowed.
-	Priority float64
-	// FetchTime is when the document was fetched; zero means when it is checked.
-	FetchTime time.Time
-}
-
-func (doc *Document) entry(fp Fingerprints) Entry {
+// entryOf is the Entry the detector stores for the document with the fingerprints.
+func entryOf(doc *Document, fp Fingerprints) Entry {
 	e := Entry{ID: doc.ID, Priority: doc.Priority, FetchTime: doc.FetchTime, Fingerprints: fp}
 	if doc.URL != fp.URL {
 		e.RawURL = doc.URL

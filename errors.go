@@ -1,6 +1,10 @@
 package neardup
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/neardup/neardup/api"
+)
 
 // Errors of this package, tested with errors.Is; the messages wrapping them say what
 // to change.
@@ -8,7 +12,8 @@ var (
 	// ErrOptions: an Options field is out of range.
 	ErrOptions = errors.New("neardup: invalid options")
 	// ErrDocument: a Document cannot be fingerprinted (no id, or no content).
-	ErrDocument = errors.New("neardup: invalid document")
+	// It is api.ErrDocument, so either tests a client's error too.
+	ErrDocument = api.ErrDocument
 	// ErrEncoding: an Entry's binary form is truncated, corrupt or of another version.
 	ErrEncoding = errors.New("neardup: bad entry encoding")
 	// ErrFilter: a key filter snapshot is malformed.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/internal/names"
 )
 
 // KeepRule is one criterion of a KeepPolicy.
@@ -26,7 +28,7 @@ const (
 	KeepSmallestID
 )
 
-var keepNames = names{
+var keepNames = names.Names{
 	KeepPriority:   "priority",
 	KeepFirstSeen:  "first",
 	KeepLastSeen:   "last",
@@ -36,7 +38,7 @@ var keepNames = names{
 }
 
 // String returns the rule's name as ParseKeepPolicy reads it.
-func (r KeepRule) String() string { return keepNames.of(int(r), "KeepRule") }
+func (r KeepRule) String() string { return keepNames.Of(int(r), "KeepRule") }
 
 // KeepPolicy chooses which of a group of duplicates survives: the rules are applied in
 // order until one prefers a document, and the smallest id decides what they leave tied.
@@ -52,7 +54,7 @@ func ParseKeepPolicy(s string) (KeepPolicy, error) {
 	var p KeepPolicy
 	for name := range strings.SplitSeq(s, ",") {
 		name = strings.TrimSpace(name)
-		r, ok := keepNames.parse(name)
+		r, ok := keepNames.Parse(name)
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown keep rule %q: use priority, first, last, longest, shortest or id", ErrOptions, name)
 		}
@@ -75,7 +77,7 @@ func (p KeepPolicy) String() string {
 
 func (p KeepPolicy) validate() error {
 	for _, r := range p {
-		if !keepNames.valid(int(r)) {
+		if !keepNames.Valid(int(r)) {
 			return fmt.Errorf("%w: %v", ErrOptions, r)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/names"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/urlnorm"
@@ -25,14 +26,14 @@ const (
 	NearBoth
 )
 
-var nearNames = names{NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash", NearBoth: "both"}
+var nearNames = names.Names{NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash", NearBoth: "both"}
 
 // String returns "any", "simhash", "minhash" or "both".
-func (n Near) String() string { return nearNames.of(int(n), "Near") }
+func (n Near) String() string { return nearNames.Of(int(n), "Near") }
 
 // ParseNear reads the names String returns.
 func ParseNear(s string) (Near, error) {
-	v, ok := nearNames.parse(s)
+	v, ok := nearNames.Parse(s)
 	if !ok {
 		return 0, fmt.Errorf("%w: near method %q: use any, simhash, minhash or both", ErrOptions, s)
 	}
@@ -130,7 +131,7 @@ type Options struct {
 // withDefaults returns the options with every zero field replaced by its default, or an
 // error naming the first field out of range.
 func (o Options) withDefaults() (Options, error) {
-	if !nearNames.valid(int(o.Near)) {
+	if !nearNames.Valid(int(o.Near)) {
 		return o, fmt.Errorf("%w: Near %d", ErrOptions, int(o.Near))
 	}
 	if o.NoSimHash && o.NoMinHash {

@@ -1,4 +1,4 @@
-package neardup
+package api
 
 import (
 	"encoding/json"

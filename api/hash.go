@@ -1,4 +1,4 @@
-package neardup
+package api
 
 import (
 	"crypto/sha256"
@@ -18,7 +18,7 @@ var emptyText = Hash(sha256.Sum256(nil))
 // Empty reports whether h is the hash of the empty text: the Main of a document whose
 // main text is empty once normalized (no content, or a page extraction found nothing
 // in). Such a document is an exact duplicate of nothing, as there is nothing to
-// compare; the Detector and package dedup both hold to that. It costs a 32-byte compare.
+// compare; neardup.Detector and package dedup both hold to that. It costs a 32-byte compare.
 func (h Hash) Empty() bool { return h == emptyText }
 
 // String returns the hash in hex.
@@ -38,7 +38,7 @@ func (h *Hash) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// Fingerprints are everything a Detector keeps of a document's content and address.
+// Fingerprints are everything a neardup.Detector keeps of a document's content and address.
 type Fingerprints struct {
 	// URL is the canonical URL (package urlnorm), "" when the document has none.
 	URL string `json:"url,omitempty"`

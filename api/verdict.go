@@ -1,8 +1,12 @@
-package neardup
+package api
 
-import "fmt"
+import (
+	"fmt"
 
-// Kind is what a Detector decided about a document, or how one match relates to it.
+	"github.com/neardup/neardup/internal/names"
+)
+
+// Kind is what a neardup.Detector decided about a document, or how one match relates to it.
 // Its text form ("unique", "url-duplicate", ...) is what JSON carries.
 type Kind int
 
@@ -24,7 +28,7 @@ const (
 	Changed
 )
 
-var kindNames = names{
+var kindNames = names.Names{
 	Unique:         "unique",
 	URLDuplicate:   "url-duplicate",
 	ExactDuplicate: "exact-duplicate",
@@ -33,11 +37,11 @@ var kindNames = names{
 }
 
 // String returns the kind's name, or "Kind(n)" for an undeclared value.
-func (k Kind) String() string { return kindNames.of(int(k), "Kind") }
+func (k Kind) String() string { return kindNames.Of(int(k), "Kind") }
 
 // MarshalText implements encoding.TextMarshaler with the kind's name.
 func (k Kind) MarshalText() ([]byte, error) {
-	if !kindNames.valid(int(k)) {
+	if !kindNames.Valid(int(k)) {
 		return nil, fmt.Errorf("neardup: undeclared %v", k)
 	}
 	return []byte(k.String()), nil
@@ -45,7 +49,7 @@ func (k Kind) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler for the names String returns.
 func (k *Kind) UnmarshalText(text []byte) error {
-	v, ok := kindNames.parse(string(text))
+	v, ok := kindNames.Parse(string(text))
 	if !ok {
 		return fmt.Errorf("neardup: unknown verdict kind %q", text)
 	}
@@ -67,14 +71,14 @@ const (
 	LevelMain
 )
 
-var levelNames = names{LevelRaw: "raw", LevelText: "text", LevelMain: "main"}
+var levelNames = names.Names{LevelRaw: "raw", LevelText: "text", LevelMain: "main"}
 
 // String returns "raw", "text", "main", or "" for LevelNone.
 func (l Level) String() string {
 	if l == LevelNone {
 		return ""
 	}
-	return levelNames.of(int(l), "Level")
+	return levelNames.Of(int(l), "Level")
 }
 
 // MarshalText implements encoding.TextMarshaler with the level's name.
@@ -87,7 +91,7 @@ func (l *Level) UnmarshalText(text []byte) error {
 		*l = LevelNone
 		return nil
 	}
-	v, ok := levelNames.parse(string(text))
+	v, ok := levelNames.Parse(string(text))
 	if !ok {
 		return fmt.Errorf("neardup: unknown level %q", text)
 	}
@@ -112,7 +116,7 @@ type Match struct {
 	Similarity float64 `json:"similarity"`
 }
 
-// Verdict is a Detector's answer for one document.
+// Verdict is a neardup.Detector's answer for one document.
 type Verdict struct {
 	// ID is the checked document's id.
 	ID string `json:"id"`
@@ -124,7 +128,7 @@ type Verdict struct {
 	Kind Kind `json:"verdict"`
 	// Matches are the stored documents it duplicates, strongest first: URL, then
 	// exact, then near duplicates by distance and similarity, then by id. A Changed
-	// verdict lists the replaced document first. At most Options.MaxMatches are kept.
+	// verdict lists the replaced document first. At most neardup.Options.MaxMatches are kept.
 	Matches []Match `json:"matches,omitempty"`
 	// Survivor is the id that the keep policy keeps among the document and its
 	// matches; it is ID itself for a unique document.
