@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/api"
 )
 
 // Batcher sends the raw queries that many goroutines ask one at a time in batch requests
@@ -36,7 +36,7 @@ type Batcher struct {
 // waiting is a query in a Batcher and the caller waiting for its result.
 type waiting struct {
 	ctx  context.Context
-	q    neardup.Query
+	q    api.Query
 	done chan QueryResult // buffered: the sender never waits for a caller that has gone
 }
 
@@ -48,7 +48,7 @@ func (c *Client) Batcher() *Batcher { return &Batcher{c: c} }
 // request. The service's refusal of the query itself (a signature of another size) is
 // an *APIError with Status 0, as in a QueryResult of QueryBatch; the failure of the
 // request that carried it is that request's error.
-func (b *Batcher) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+func (b *Batcher) Query(ctx context.Context, q api.Query) ([]api.Match, error) {
 	if err := checkQuery(&q); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (b *Batcher) send(batch []*waiting) {
 func (b *Batcher) ask(batch []*waiting) {
 	ctx, cancel := latestDeadline(batch)
 	defer cancel()
-	qs := make([]neardup.Query, len(batch))
+	qs := make([]api.Query, len(batch))
 	for i, w := range batch {
 		qs[i] = w.q
 	}

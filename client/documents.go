@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/api"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -32,7 +32,7 @@ type wireDocument struct {
 // encode returns the document's wire form, or an error wrapping ErrNotUTF8. HTML in
 // UTF-8 travels as a JSON string; other HTML (a page in Latin-1, Shift JIS...) as its
 // bytes in base64, which a JSON string could not carry unchanged.
-func encode(doc *neardup.Document) (wireDocument, error) {
+func encode(doc *api.Document) (wireDocument, error) {
 	for _, f := range []struct{ name, s string }{
 		{"ID", doc.ID}, {"URL", doc.URL}, {"Text", doc.Text}, {"ContentType", doc.ContentType},
 	} {
@@ -66,18 +66,18 @@ func encode(doc *neardup.Document) (wireDocument, error) {
 // URL duplicate of itself (Kind URLDuplicate, Matches[0].ID == doc.ID, Survivor doc.ID,
 // Added false, although it is stored); one without a URL gets the verdict the lost
 // answer had, less any changes other clients made in between, with Added true.
-func (c *Client) Add(ctx context.Context, doc neardup.Document) (neardup.Verdict, error) {
+func (c *Client) Add(ctx context.Context, doc api.Document) (api.Verdict, error) {
 	return c.verdict(ctx, "/v1/documents", &doc)
 }
 
 // Check returns the verdict the document would get now, without storing it (POST
 // /v1/check): neardup.Detector.Peek on the service.
-func (c *Client) Check(ctx context.Context, doc neardup.Document) (neardup.Verdict, error) {
+func (c *Client) Check(ctx context.Context, doc api.Document) (api.Verdict, error) {
 	return c.verdict(ctx, "/v1/check", &doc)
 }
 
-func (c *Client) verdict(ctx context.Context, path string, doc *neardup.Document) (neardup.Verdict, error) {
-	var v neardup.Verdict
+func (c *Client) verdict(ctx context.Context, path string, doc *api.Document) (api.Verdict, error) {
+	var v api.Verdict
 	w, err := encode(doc)
 	if err != nil {
 		return v, err
@@ -89,7 +89,7 @@ func (c *Client) verdict(ctx context.Context, path string, doc *neardup.Document
 // Result is one document's outcome in a batch: its verdict, or the error that kept it
 // from one.
 type Result struct {
-	Verdict neardup.Verdict
+	Verdict api.Verdict
 	// Err is the document's own error (an *APIError with Status 0 from the service, or
 	// one wrapping ErrNotUTF8 from the client, which then does not send the document),
 	// or the error of the request that carried it.
@@ -104,14 +104,14 @@ type Result struct {
 // The error is the first request that failed as a whole (after its retries); its
 // documents' Results carry it too and the others are good. A document that cannot be
 // encoded fails alone. Results are always len(docs) long.
-func (c *Client) AddBatch(ctx context.Context, docs []neardup.Document) ([]Result, error) {
+func (c *Client) AddBatch(ctx context.Context, docs []api.Document) ([]Result, error) {
 	return c.batch(ctx, docs, true)
 }
 
 // CheckBatch checks the documents without storing them, as Check does, and returns one
 // Result for each, in order. Its requests are sent up to Options.Concurrency at a time.
 // Results and the error are as AddBatch's.
-func (c *Client) CheckBatch(ctx context.Context, docs []neardup.Document) ([]Result, error) {
+func (c *Client) CheckBatch(ctx context.Context, docs []api.Document) ([]Result, error) {
 	return c.batch(ctx, docs, false)
 }
 
@@ -121,11 +121,11 @@ type wireBatch struct {
 }
 
 type wireResult struct {
-	Verdict *neardup.Verdict `json:"verdict"`
-	Error   *wireError       `json:"error"`
+	Verdict *api.Verdict `json:"verdict"`
+	Error   *wireError   `json:"error"`
 }
 
-func (c *Client) batch(ctx context.Context, docs []neardup.Document, add bool) ([]Result, error) {
+func (c *Client) batch(ctx context.Context, docs []api.Document, add bool) ([]Result, error) {
 	res := make([]Result, len(docs))
 	wire, at := encodeAll(docs, encode, func(i int, err error) { res[i].Err = err })
 	const path = "/v1/documents:batch"
@@ -237,11 +237,17 @@ func split(lo, hi int, post func(lo, hi int) error, failed func(lo, hi int, err 
 }
 
 // Stored is a document as the service keeps it (GET /v1/documents/{id}).
+// The fields are neardup.Stored's, but for RawURL, which the service does not send.
 type Stored struct {
-	neardup.Stored
+	ID        string
+	Priority  float64
+	FetchTime time.Time
+	api.Fingerprints
+	// LastSeen is what the service's MaxAge is measured from.
+	LastSeen time.Time
 	// Near are the stored documents near its fingerprints, itself excluded: what Query
 	// with them answers.
-	Near []neardup.Match
+	Near []api.Match
 }
 
 type wireStored struct {
@@ -256,11 +262,11 @@ type wireStored struct {
 	SimHash   string  `json:"simhash"`
 	MinHash   string  `json:"minhash"`
 	Hashes    struct {
-		Raw  neardup.Hash `json:"raw"`
-		Text neardup.Hash `json:"text"`
-		Main neardup.Hash `json:"main"`
+		Raw  api.Hash `json:"raw"`
+		Text api.Hash `json:"text"`
+		Main api.Hash `json:"main"`
 	} `json:"hashes"`
-	Near []neardup.Match `json:"near"`
+	Near []api.Match `json:"near"`
 }
 
 // Get returns the stored document with the id; ok is false when there is none (404
@@ -322,7 +328,7 @@ type wireQuery struct {
 }
 
 // checkQuery returns the error of a query with neither fingerprint, which is never sent.
-func checkQuery(q *neardup.Query) error {
+func checkQuery(q *api.Query) error {
 	if !q.HasSimHash && len(q.MinHash) == 0 {
 		return errors.New("client: a query needs a SimHash (HasSimHash), a MinHash signature or both")
 	}
@@ -330,7 +336,7 @@ func checkQuery(q *neardup.Query) error {
 }
 
 // encodeQuery returns the query's wire form, or checkQuery's error.
-func encodeQuery(q *neardup.Query) (wireQuery, error) {
+func encodeQuery(q *api.Query) (wireQuery, error) {
 	var w wireQuery
 	if err := checkQuery(q); err != nil {
 		return w, err
@@ -353,13 +359,13 @@ func encodeQuery(q *neardup.Query) (wireQuery, error) {
 // MinHash signature when q.MinHash is not empty, or both. The fingerprints must come
 // from a Fingerprinter with the service's options. A query with neither is an error
 // without a request.
-func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, error) {
+func (c *Client) Query(ctx context.Context, q api.Query) ([]api.Match, error) {
 	in, err := encodeQuery(&q)
 	if err != nil {
 		return nil, err
 	}
 	var out struct {
-		Matches []neardup.Match `json:"matches"`
+		Matches []api.Match `json:"matches"`
 	}
 	err = c.call(ctx, http.MethodPost, "/v1/fingerprints/query", &in, &out)
 	return out.Matches, err
@@ -370,7 +376,7 @@ func (c *Client) Query(ctx context.Context, q neardup.Query) ([]neardup.Match, e
 type QueryResult struct {
 	// Matches are what Query answers for the query: the stored documents near its
 	// fingerprints, strongest first.
-	Matches []neardup.Match
+	Matches []api.Match
 	// Err is the query's own error (an *APIError with Status 0 from the service, for a
 	// query that Query would get a 400 for, or the client's for a query with neither
 	// fingerprint, which it then does not send), or the error of the request that
@@ -379,8 +385,8 @@ type QueryResult struct {
 }
 
 type wireQueryResult struct {
-	Matches []neardup.Match `json:"matches"`
-	Error   *wireError      `json:"error"`
+	Matches []api.Match `json:"matches"`
+	Error   *wireError  `json:"error"`
 }
 
 // QueryBatch asks many queries (POST /v1/fingerprints/query:batch) and returns one
@@ -391,7 +397,7 @@ type wireQueryResult struct {
 // The error is the first request that failed as a whole (after its retries); its
 // queries' results carry it too and the others are good. A query with neither
 // fingerprint fails alone, without a request. Results are always len(qs) long.
-func (c *Client) QueryBatch(ctx context.Context, qs []neardup.Query) ([]QueryResult, error) {
+func (c *Client) QueryBatch(ctx context.Context, qs []api.Query) ([]QueryResult, error) {
 	res := make([]QueryResult, len(qs))
 	wire, at := encodeAll(qs, encodeQuery, func(i int, err error) { res[i].Err = err })
 	const path = "/v1/fingerprints/query:batch"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/client/prescreen"
 	"github.com/neardup/neardup/server"
 )
 
@@ -35,7 +36,7 @@ func Example() {
 	fmt.Println("first copy:", v.Kind)
 
 	// The pre-screen: the service's key filter, refreshed every minute.
-	p, err := c.Prescreen(ctx, client.PrescreenOptions{}) // Neardup: the service's options
+	p, err := prescreen.New(ctx, c, prescreen.Options{}) // Neardup: the service's options
 	if err != nil {
 		log.Fatal(err)
 	}

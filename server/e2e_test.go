@@ -17,6 +17,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/client/prescreen"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/server"
@@ -233,9 +234,9 @@ func (s *service) stop(t *testing.T) {
 
 // outcome is what the crawler learnt of one page.
 type outcome struct {
-	seenURL bool                // SeenURL before the fetch
-	screen  client.ScreenResult // Screen after it
-	floor   int64               // every add acknowledged at or before this number was in the snapshot
+	seenURL bool             // SeenURL before the fetch
+	screen  prescreen.Result // Screen after it
+	floor   int64            // every add acknowledged at or before this number was in the snapshot
 	v       neardup.Verdict
 	err     error
 	acked   int64 // the add's acknowledgement number
@@ -245,7 +246,7 @@ type outcome struct {
 // acknowledged adds, which says what a pre-screen snapshot must hold.
 type crawler struct {
 	c     *client.Client
-	ps    *client.Prescreen
+	ps    *prescreen.Prescreen
 	acks  atomic.Int64 // adds acknowledged so far
 	floor atomic.Int64 // the acks before the start of the newest completed refresh
 	mu    sync.Mutex
@@ -254,7 +255,7 @@ type crawler struct {
 
 func newCrawler(t *testing.T, ctx context.Context, c *client.Client) *crawler {
 	t.Helper()
-	ps, err := c.Prescreen(ctx, client.PrescreenOptions{Neardup: e2eOptions(), Every: -1})
+	ps, err := prescreen.New(ctx, c, prescreen.Options{Neardup: e2eOptions(), Every: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,21 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// goCmd returns the path of the go command of the toolchain running the test.
-func goCmd(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no go command at %s: %v", p, err)
-	}
-	return p
-}
+	"github.com/neardup/neardup/internal/testtool"
+)
 
 // initLine is a line of GODEBUG=inittrace=1: "init PKG @T ms, C ms clock, B bytes, A allocs".
 var initLine = regexp.MustCompile(`^init (\S+) @.* clock, (\d+) bytes, (\d+) allocs`)
@@ -35,7 +26,7 @@ func TestInitCost(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "neardup")
-	if out, err := exec.Command(goCmd(t), "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command(testtool.Go(t), "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "version")
@@ -68,7 +59,7 @@ func TestInitCost(t *testing.T) {
 // TestDeps holds what the main module links: no package of it imports go-trafilatura,
 // go-readability or their date and language parsers (they live in the eval module).
 func TestDeps(t *testing.T) {
-	out, err := exec.Command(goCmd(t), "list", "-deps", "-test", "github.com/neardup/neardup/...").Output()
+	out, err := exec.Command(testtool.Go(t), "list", "-deps", "-test", "github.com/neardup/neardup/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -1,11 +1,13 @@
-// Package testtool finds the programs from Debian packages that some tests run (headless
-// Chromium, wrk). It is a test helper: Path takes a *testing.T and skips or fails the
-// test.
+// Package testtool finds the programs that some tests run: the go command, and those
+// from Debian packages (headless Chromium, wrk). It is a test helper: its functions take
+// a *testing.T and skip or fail the test.
 package testtool
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -23,4 +25,19 @@ func Path(t testing.TB, name string) string {
 	}
 	t.Skipf("%s is not installed (%v); apt-get install %s to run this test", name, err, name)
 	return ""
+}
+
+// Go returns the path of the go command of the toolchain running the test, for tests
+// that ask it about the module (go list). It skips the test if there is none, unless CI
+// is "true".
+func Go(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no go command at %s: %v", p, err)
+		}
+		t.Skipf("no go command at %s: %v", p, err)
+	}
+	return p
 }

@@ -1,21 +1,121 @@
-package client
+package prescreen
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/server"
 )
 
-func newPrescreen(t *testing.T, c *Client, opt PrescreenOptions) *Prescreen {
+// service is the real server over an in-memory detector, on a loopback listener, with
+// a hook that can answer a request in its place and counts of the filter downloads.
+type service struct {
+	*httptest.Server
+	d            *neardup.Detector
+	full, notMod atomic.Int64 // GET /v1/prescreen answered 200, 304
+	fail         atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
+}
+
+func newService(t *testing.T) *service {
 	t.Helper()
-	p, err := c.Prescreen(context.Background(), opt)
+	d, err := neardup.NewDetector(neardup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetDetector(d)
+	s := &service{d: d}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := s.fail.Load(); f != nil && (*f)(w, r) {
+			return
+		}
+		if r.URL.Path != "/v1/prescreen" {
+			srv.ServeHTTP(w, r)
+			return
+		}
+		srv.ServeHTTP(&statusWriter{ResponseWriter: w, s: s}, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// setFail makes f answer the requests it returns true for; nil removes it.
+func (s *service) setFail(f func(http.ResponseWriter, *http.Request) bool) {
+	if f == nil {
+		s.fail.Store(nil)
+		return
+	}
+	s.fail.Store(&f)
+}
+
+// statusWriter counts a filter download when its status is written, before the client
+// can see the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	s *service
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	switch code {
+	case http.StatusOK:
+		w.s.full.Add(1)
+	case http.StatusNotModified:
+		w.s.notMod.Add(1)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// failOnce answers the first request with the status, the header and the body.
+func failOnce(status int, header map[string]string, body string) func(http.ResponseWriter, *http.Request) bool {
+	var seen atomic.Int64
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		if seen.Add(1) > 1 {
+			return false
+		}
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+		return true
+	}
+}
+
+func newClient(t *testing.T, s *service) *client.Client {
+	t.Helper()
+	c, err := client.New(s.URL, client.Options{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, HTTPClient: s.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// article is a plain-text document with enough words to be compared for near duplicates.
+func article(id, url string, seed int) neardup.Document {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "w%d ", (i*7+seed*13)%500)
+	}
+	return neardup.Document{ID: id, URL: url, Text: b.String()}
+}
+
+func newPrescreen(t *testing.T, c *client.Client, opt Options) *Prescreen {
+	t.Helper()
+	p, err := New(context.Background(), c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +125,10 @@ func newPrescreen(t *testing.T, c *Client, opt PrescreenOptions) *Prescreen {
 
 func TestPrescreenRefreshETag(t *testing.T) {
 	ctx := context.Background()
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
+	f := newService(t)
+	c := newClient(t, f)
 	f.d.Check(article("a", "http://example.com/a", 1))
-	p := newPrescreen(t, c, PrescreenOptions{Every: -1})
+	p := newPrescreen(t, c, Options{Every: -1})
 	first := p.Info()
 	if f.full.Load() != 1 || first.ETag == "" || first.Keys != 2 || first.Err != nil || first.Stale {
 		t.Fatalf("first snapshot: %+v, %d downloads", first, f.full.Load())
@@ -53,9 +153,8 @@ func TestPrescreenRefreshETag(t *testing.T) {
 	}
 
 	// A failed refresh keeps the snapshot and says why; the next success clears it.
-	fail, _ := failTimes(1, nil, 500, nil, `{"error":{"code":"internal","message":"store"}}`)
-	f.setFail(fail)
-	var api *APIError
+	f.setFail(failOnce(500, nil, `{"error":{"code":"internal","message":"store"}}`))
+	var api *client.APIError
 	if _, err := p.Refresh(ctx); !errors.As(err, &api) || !errors.As(p.Info().Err, &api) {
 		t.Errorf("failed refresh: %v, Info.Err %v", err, p.Info().Err)
 	}
@@ -67,8 +166,7 @@ func TestPrescreenRefreshETag(t *testing.T) {
 	}
 
 	// A corrupt snapshot is refused and the old one kept.
-	fail, _ = failTimes(1, nil, 200, map[string]string{"ETag": `"x"`}, "NDKEYFLT garbage")
-	f.setFail(fail)
+	f.setFail(failOnce(200, map[string]string{"ETag": `"x"`}, "NDKEYFLT garbage"))
 	if _, err := p.Refresh(ctx); !errors.Is(err, neardup.ErrFilter) || p.Info().ETag == `"x"` {
 		t.Errorf("corrupt snapshot: %v, %+v", err, p.Info())
 	}
@@ -79,13 +177,13 @@ func TestPrescreenRefreshETag(t *testing.T) {
 // since, deleted ones, near duplicates) are as said.
 func TestPrescreenAnswers(t *testing.T) {
 	ctx := context.Background()
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
+	f := newService(t)
+	c := newClient(t, f)
 	a := article("a", "http://example.com/a", 1)
 	if _, err := c.Add(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	p := newPrescreen(t, c, PrescreenOptions{Every: -1})
+	p := newPrescreen(t, c, Options{Every: -1})
 
 	// URLs: the stored one in any spelling that canonicalizes alike is "maybe".
 	for _, u := range []string{"http://example.com/a", "HTTPS://www.Example.com/a/?utm_source=feed#top"} {
@@ -173,9 +271,9 @@ func TestPrescreenAnswers(t *testing.T) {
 }
 
 func TestPrescreenStale(t *testing.T) {
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
-	p := newPrescreen(t, c, PrescreenOptions{Every: -1, Stale: time.Hour})
+	f := newService(t)
+	c := newClient(t, f)
+	p := newPrescreen(t, c, Options{Every: -1, Stale: time.Hour})
 	if maybe, _ := p.SeenURL("http://example.com/"); maybe || p.Info().Stale {
 		t.Fatal("an empty filter answers maybe")
 	}
@@ -193,23 +291,25 @@ func TestPrescreenStale(t *testing.T) {
 	}
 }
 
-func TestPrescreenOptions(t *testing.T) {
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
-	if _, err := c.Prescreen(context.Background(), PrescreenOptions{Neardup: neardup.Options{Threshold: 2}}); !errors.Is(err, neardup.ErrOptions) {
+func TestOptions(t *testing.T) {
+	f := newService(t)
+	c := newClient(t, f)
+	if _, err := New(context.Background(), c, Options{Neardup: neardup.Options{Threshold: 2}}); !errors.Is(err, neardup.ErrOptions) {
 		t.Errorf("bad options: %v", err)
 	}
 	f.setFail(func(w http.ResponseWriter, r *http.Request) bool {
-		writeError(w, 403, "forbidden", "no read scope")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(403)
+		w.Write([]byte(`{"error":{"code":"forbidden","message":"no read scope"}}`))
 		return true
 	})
-	var api *APIError
-	if _, err := c.Prescreen(context.Background(), PrescreenOptions{}); !errors.As(err, &api) || api.Status != 403 {
+	var api *client.APIError
+	if _, err := New(context.Background(), c, Options{}); !errors.As(err, &api) || api.Status != 403 {
 		t.Errorf("no first snapshot: %v", err)
 	}
 	f.setFail(nil)
-	p := newPrescreen(t, c, PrescreenOptions{})
-	if p.opt.Every != DefaultPrescreenEvery || p.opt.Stale != 5*DefaultPrescreenEvery || p.budget == 0 {
+	p := newPrescreen(t, c, Options{})
+	if p.opt.Every != DefaultEvery || p.opt.Stale != 5*DefaultEvery || p.budget == 0 {
 		t.Errorf("defaults: %+v, budget %v", p.opt, p.budget)
 	}
 	p.Close()
@@ -220,9 +320,9 @@ func TestPrescreenOptions(t *testing.T) {
 // background refresh runs; -race checks it.
 func TestConcurrent(t *testing.T) {
 	ctx := context.Background()
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
-	p := newPrescreen(t, c, PrescreenOptions{Every: 5 * time.Millisecond})
+	f := newService(t)
+	c := newClient(t, f)
+	p := newPrescreen(t, c, Options{Every: 5 * time.Millisecond})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -267,14 +367,14 @@ func TestConcurrent(t *testing.T) {
 // TestPrescreenExtractionTimeout: a page whose local extraction may have run out of time
 // is keyed on its visible text, which the service may not have done: Exact is "maybe".
 func TestPrescreenExtractionTimeout(t *testing.T) {
-	f := newFake(t, neardup.Options{})
-	c := newClient(t, f, fast)
+	f := newService(t)
+	c := newClient(t, f)
 	page := neardup.Document{ID: "p", HTML: []byte("<html><body><article><p>" + article("", "", 1).Text + "</p></article></body></html>")}
-	p := newPrescreen(t, c, PrescreenOptions{Every: -1})
+	p := newPrescreen(t, c, Options{Every: -1})
 	if r, err := p.Screen(page); err != nil || r.Exact {
 		t.Fatalf("in time: %+v %v", r, err)
 	}
-	p = newPrescreen(t, c, PrescreenOptions{Every: -1, Neardup: neardup.Options{Extract: extract.Options{Timeout: time.Nanosecond}}})
+	p = newPrescreen(t, c, Options{Every: -1, Neardup: neardup.Options{Extract: extract.Options{Timeout: time.Nanosecond}}})
 	if r, err := p.Screen(page); err != nil || !r.Exact || r.Fingerprints.Method != extract.MethodVisibleText {
 		t.Errorf("out of time: %+v %v", r, err)
 	}

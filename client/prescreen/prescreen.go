@@ -1,24 +1,24 @@
-package client
+package prescreen
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/extract"
 )
 
-// DefaultPrescreenEvery is how often a Prescreen asks for a new snapshot by default.
-const DefaultPrescreenEvery = time.Minute
+// DefaultEvery is how often a Prescreen asks for a new snapshot by default.
+const DefaultEvery = time.Minute
 
-// PrescreenOptions configure a Prescreen. The zero value is the documented default of
+// Options configure a Prescreen. The zero value is the documented default of
 // every field.
-type PrescreenOptions struct {
+type Options struct {
 	// Neardup must be the service's detector options, or at least agree with them on
 	// everything that makes the two keys: URL (canonicalization), Extract, NoExtract and
 	// Shingle (the normalized main text). With other options the local keys differ from
@@ -26,7 +26,7 @@ type PrescreenOptions struct {
 	// must also run the same version of neardup's fingerprinting.
 	Neardup neardup.Options
 	// Every is how often the snapshot is refreshed in the background; 0 means
-	// DefaultPrescreenEvery (1 minute), a negative value never (call Refresh).
+	// DefaultEvery (1 minute), a negative value never (call Refresh).
 	Every time.Duration
 	// Stale is how long a snapshot stays in use without the service confirming it (a
 	// 200 or a 304 to a refresh); past it every answer is "maybe", so a client whose
@@ -44,9 +44,9 @@ type PrescreenOptions struct {
 // A Prescreen is safe for concurrent use: lookups read one immutable snapshot, which a
 // refresh replaces whole. Close stops its background refresh.
 type Prescreen struct {
-	c      *Client
+	c      *client.Client
 	fpr    *neardup.Fingerprinter
-	opt    PrescreenOptions
+	opt    Options
 	budget time.Duration // the local extraction's time budget, 0 for none
 
 	snap    atomic.Pointer[snapshot]
@@ -68,16 +68,16 @@ type snapshot struct {
 
 type refreshError struct{ err error }
 
-// Prescreen downloads the service's key filter and returns a Prescreen that keeps it
+// New downloads the service's key filter through c and returns a Prescreen that keeps it
 // fresh every opt.Every until Close. It fails if the first snapshot cannot be had, or
 // for options the Fingerprinter refuses (wrapping neardup.ErrOptions).
-func (c *Client) Prescreen(ctx context.Context, opt PrescreenOptions) (*Prescreen, error) {
+func New(ctx context.Context, c *client.Client, opt Options) (*Prescreen, error) {
 	fpr, err := neardup.NewFingerprinter(opt.Neardup)
 	if err != nil {
-		return nil, fmt.Errorf("client: prescreen: %w", err)
+		return nil, fmt.Errorf("prescreen: %w", err)
 	}
 	if opt.Every == 0 {
-		opt.Every = DefaultPrescreenEvery
+		opt.Every = DefaultEvery
 	}
 	if opt.Stale == 0 && opt.Every > 0 {
 		opt.Stale = 5 * opt.Every
@@ -148,30 +148,30 @@ func (p *Prescreen) Refresh(ctx context.Context) (changed bool, err error) {
 
 func (p *Prescreen) refresh(ctx context.Context) (bool, error) {
 	old := p.snap.Load()
-	r := request{method: http.MethodGet, path: "/v1/prescreen"}
+	var etag string
 	if old != nil {
-		r.etag = old.etag
+		etag = old.etag
 	}
-	resp, err := p.c.do(ctx, r)
+	body, etag, err := p.c.KeyFilter(ctx, etag)
 	if err != nil {
-		return false, err
+		return false, err // the client's error names the request
 	}
-	defer resp.Body.Close()
 	now := p.now()
-	if resp.StatusCode == http.StatusNotModified {
+	if body == nil {
 		if old == nil {
-			return false, errors.New("client: GET /v1/prescreen: 304 Not Modified without a snapshot to keep")
+			return false, errors.New("prescreen: GET /v1/prescreen: 304 Not Modified without a snapshot to keep")
 		}
 		s := *old
 		s.confirmed = now
 		p.snap.Store(&s)
 		return false, nil
 	}
-	f, err := neardup.ReadKeyFilter(resp.Body)
+	defer body.Close()
+	f, err := neardup.ReadKeyFilter(body)
 	if err != nil {
-		return false, fmt.Errorf("client: GET /v1/prescreen: %w", err)
+		return false, fmt.Errorf("prescreen: GET /v1/prescreen: %w", err)
 	}
-	p.snap.Store(&snapshot{filter: f, etag: resp.Header.Get("ETag"), fetched: now, confirmed: now})
+	p.snap.Store(&snapshot{filter: f, etag: etag, fetched: now, confirmed: now})
 	return true, nil
 }
 
@@ -193,15 +193,15 @@ func (p *Prescreen) current() *snapshot {
 func (p *Prescreen) SeenURL(rawURL string) (maybe bool, err error) {
 	u, err := p.fpr.CanonicalURL(rawURL)
 	if err != nil {
-		return false, fmt.Errorf("client: prescreen: %w", err)
+		return false, fmt.Errorf("prescreen: %w", err)
 	}
 	s := p.current()
 	return s == nil || s.filter.HasURL(u), nil
 }
 
-// ScreenResult is what the pre-screen says of a fetched page. A false field is certain
+// Result is what the pre-screen says of a fetched page. A false field is certain
 // as of the snapshot; a true one means "ask the service".
-type ScreenResult struct {
+type Result struct {
 	// URL is false when the page's canonical URL was certainly not stored: the service
 	// would not call the page a URL duplicate or changed. It is false for a page
 	// without a URL.
@@ -217,7 +217,7 @@ type ScreenResult struct {
 // Maybe reports whether the service could call the page a URL duplicate, changed or an
 // exact duplicate (URL || Exact). When it is false the service's verdict can only be
 // unique or near-duplicate, and only the service can tell which.
-func (r ScreenResult) Maybe() bool { return r.URL || r.Exact }
+func (r Result) Maybe() bool { return r.URL || r.Exact }
 
 // Screen fingerprints the page with the local Fingerprinter and looks its canonical URL
 // and main-text hash up in the snapshot. It costs what neardup.Fingerprinter.Fingerprint
@@ -226,13 +226,13 @@ func (r ScreenResult) Maybe() bool { return r.URL || r.Exact }
 // extract.Options.Timeout and fell back to the visible text) gets Exact true, since the
 // service may have extracted it in time and keyed it differently. The error is
 // Fingerprint's, wrapping neardup.ErrDocument.
-func (p *Prescreen) Screen(doc neardup.Document) (ScreenResult, error) {
+func (p *Prescreen) Screen(doc neardup.Document) (Result, error) {
 	start := p.now()
 	fp, err := p.fpr.Fingerprint(doc)
 	if err != nil {
-		return ScreenResult{}, fmt.Errorf("client: prescreen: %w", err)
+		return Result{}, fmt.Errorf("prescreen: %w", err)
 	}
-	r := ScreenResult{Fingerprints: fp}
+	r := Result{Fingerprints: fp}
 	timedOut := doc.HTML != nil && p.budget > 0 && fp.Method == extract.MethodVisibleText && p.now().Sub(start) >= p.budget
 	s := p.current()
 	if s == nil {
@@ -244,14 +244,14 @@ func (p *Prescreen) Screen(doc neardup.Document) (ScreenResult, error) {
 	return r, nil
 }
 
-// PrescreenInfo describes a Prescreen's snapshot.
-type PrescreenInfo struct {
+// Info describes a Prescreen's snapshot.
+type Info struct {
 	// ETag is the service's tag of the snapshot.
 	ETag string
 	// Fetched is when the snapshot was downloaded; Confirmed when the service last said
 	// it is current.
 	Fetched, Confirmed time.Time
-	// Stale reports that the snapshot is past PrescreenOptions.Stale and every answer
+	// Stale reports that the snapshot is past Options.Stale and every answer
 	// is "maybe".
 	Stale bool
 	// Keys, Capacity and FalsePositiveRate are the filter's (neardup.KeyFilter):
@@ -263,9 +263,9 @@ type PrescreenInfo struct {
 }
 
 // Info describes the current snapshot and the last refresh.
-func (p *Prescreen) Info() PrescreenInfo {
+func (p *Prescreen) Info() Info {
 	s := p.snap.Load()
-	i := PrescreenInfo{
+	i := Info{
 		ETag: s.etag, Fetched: s.fetched, Confirmed: s.confirmed, Stale: p.current() == nil,
 		Keys: s.filter.Len(), Capacity: s.filter.Capacity(), FalsePositiveRate: s.filter.FalsePositiveRate(),
 	}
