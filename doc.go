@@ -67,8 +67,13 @@
 // Record 0 holds the options that shape those keys; a store is opened only with them.
 //
 // Prescreen gives the Bloom filter (KeyFilter) of the stored URL and exact keys that a
-// client keeps to skip the round trip for pages that are certainly new; FindMirrors
-// finds the sites that carry the same content under the same paths.
+// client keeps (package client/prescreen) to skip the round trip for pages that are
+// certainly new; FindMirrors finds the sites that carry the same content under the same
+// paths.
+//
+// Document, Query, Verdict, Match, Kind, Level, Hash and Fingerprints are aliases of
+// package api's types: the service client (package client) names them from there, so
+// that a crawler importing it links none of this package's extractor, indexes or store.
 //
 // # Corpora
 //
