@@ -1,10 +1,7 @@
 package evaldata
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 )
 
 // APIReferenceFolder is the set of api-reference-dense: 580 generated SciPy API pages.
@@ -17,21 +14,9 @@ const APIReferenceFolder = "api-reference-dense/scipy-1.10.1-special-interpolate
 // below).
 func APIReference(root string) ([]Page, []Pair, error) {
 	dir := filepath.Join(root, APIReferenceFolder)
-	var pages []Page
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
-			return err
-		}
-		page, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		pages = append(pages, Page{ID: filepath.ToSlash(rel), HTML: page})
-		return nil
-	})
+	pages, err := htmlPages(dir, dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaldata: %w", err)
+		return nil, nil, err
 	}
 	pairs, err := readPairs(filepath.Join(dir, "similar_pairs_ge0.5.tsv"), "")
 	if err != nil {

@@ -224,21 +224,11 @@ func DebianPages(root string) ([]Page, []Pair, error) {
 	var pairs []Pair
 	for _, set := range debianFolders {
 		dir := filepath.Join(base, set)
-		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
-				return err
-			}
-			page, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(base, path)
-			pages = append(pages, Page{ID: filepath.ToSlash(rel), HTML: page})
-			return nil
-		})
+		got, err := htmlPages(dir, base)
 		if err != nil {
-			return nil, nil, fmt.Errorf("evaldata: %w", err)
+			return nil, nil, err
 		}
+		pages = append(pages, got...)
 		p, err := readPairs(filepath.Join(dir, "similar_pairs_ge0.5.tsv"), set+"/")
 		if err != nil {
 			return nil, nil, err
@@ -417,4 +407,26 @@ func Clough(root string) ([]Answer, error) {
 		}
 		out = append(out, Answer{Doc: Doc{ID: rec[0], Text: text}, Task: rec[1], Category: rec[2]})
 	}
+}
+
+// htmlPages reads the .html files under dir, in path order, each named by its path
+// relative to base with forward slashes.
+func htmlPages(dir, base string) ([]Page, error) {
+	var pages []Page
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
+			return err
+		}
+		page, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, path)
+		pages = append(pages, Page{ID: filepath.ToSlash(rel), HTML: page})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("evaldata: %w", err)
+	}
+	return pages, nil
 }
