@@ -60,6 +60,14 @@ func startServe(t *testing.T, environ map[string]string, args ...string) (base s
 	case a := <-addr:
 		base = "http://" + a.String()
 	case err := <-done:
+		// serve may listen and then fail at once (a store it refuses to open): then both
+		// are ready, and the address it listened on says it started.
+		select {
+		case a := <-addr:
+			base = "http://" + a.String()
+			return base, func() error { cancel(); return err }, logs
+		default:
+		}
 		cancel()
 		t.Fatalf("serve: %v\n%s", err, logs)
 	}
