@@ -708,6 +708,27 @@ type bandRead struct {
 	ids []uint64
 }
 
+// skip reports whether seq is the stored document an add replaces (by its id or its
+// URL), which is no match of its own replacement.
+func (p *plan) skip(seq uint64) bool {
+	return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
+}
+
+// byURL records in p what the stored document old, holding e's URL, is to e: the same
+// content (seen: a URL duplicate, and the verdict needs nothing more, so it returns true)
+// or other content, which an add replaces. old may be nil.
+func (d *Detector) byURL(e *Entry, p *plan, old *Stored) bool {
+	if old == nil {
+		return false
+	}
+	if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
+		p.seen = old
+		return true
+	}
+	p.replaced = old
+	return false
+}
+
 // change is one write of the detector, kept for the adds whose reads ran meanwhile.
 type change struct {
 	added   *Stored
@@ -898,17 +919,11 @@ func (d *Detector) gather(e *Entry, h keyHints) (plan, error) {
 			return p, err
 		}
 		p.urlIDs = ids
-		if old != nil {
-			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
-				p.seen = old
-				return p, nil
-			}
-			p.replaced = old
+		if d.byURL(e, &p, old) {
+			return p, nil
 		}
 	}
-	skip := func(seq uint64) bool {
-		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
-	}
+	skip := p.skip
 
 	// 2 and 3. Exact, then near.
 	if h.main {
@@ -1029,24 +1044,17 @@ func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
 		p.self = recs[p.docIDs[0]]
 	}
 	// 1. The URL.
-	if len(p.urlIDs) > 0 {
-		if old := recs[p.urlIDs[0]]; old != nil {
-			if m := d.compare(e, old); m.Level != LevelNone || d.near(m, d.opt.Near) {
-				p.seen = old
-				return p, nil
-			}
-			p.replaced = old
-		}
+	if len(p.urlIDs) > 0 && d.byURL(e, &p, recs[p.urlIDs[0]]) {
+		return p, nil
 	}
-	skip := func(seq uint64) bool {
-		return (p.self != nil && seq == p.self.seq) || (p.replaced != nil && seq == p.replaced.seq)
-	}
+	skip := p.skip
 	// 2. Exact: an empty main text is a duplicate of nothing.
 	p.mainAll = true
-	for _, seq := range p.mainIDs {
-		if e.Main.Empty() {
-			break
-		}
+	mainIDs := p.mainIDs
+	if e.Main.Empty() {
+		mainIDs = nil
+	}
+	for _, seq := range mainIDs {
 		if len(p.exact) == maxGroup {
 			p.mainAll = false
 			break
