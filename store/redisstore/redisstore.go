@@ -322,10 +322,6 @@ type write struct {
 // plan turns a batch into one write per key, the later of two operations on the same
 // record or posting winning, and returns the largest record id it puts.
 func (db *DB) plan(b *store.Batch, conds []store.Cond) ([]write, uint64, bool, error) {
-	type pkey struct {
-		ns  store.Namespace
-		key string
-	}
 	var order []string
 	ids := map[string]map[uint64]bool{} // key -> id -> added
 	recs := map[uint64]*[]byte{}        // nil pointer target: deleted
