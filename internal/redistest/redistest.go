@@ -8,6 +8,7 @@ package redistest
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -186,13 +187,21 @@ func (c *Cluster) stop() {
 	}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
+// freePort returns a loopback TCP port that was free a moment ago, drawn below the
+// kernel's ephemeral range (32768 and up on Linux): a port from Listen(":0") is closed
+// again before redis-server binds it, and the other tests running meanwhile are given
+// ephemeral ports, one of which can be that very port.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		port := 10000 + rand.IntN(20000)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("redistest: no free loopback port between 10000 and 30000")
+	return 0
 }
