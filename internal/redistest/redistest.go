@@ -29,6 +29,7 @@ type Cluster struct {
 	procs []*exec.Cmd
 	args  [][]string // each node's redis-server command line, for Restart
 	cli   string
+	drawn map[int]bool // ports already given to a node, so no two nodes share one
 }
 
 // Masters and Replicas are the shape of every cluster Start makes.
@@ -51,27 +52,11 @@ func Start(t testing.TB) *Cluster {
 	t.Cleanup(c.stop)
 	n := Masters * (1 + Replicas)
 	for i := range n {
-		port, bus := freePort(t), freePort(t)
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		nodeDir := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.Mkdir(nodeDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(server,
-			"--port", strconv.Itoa(port), "--cluster-port", strconv.Itoa(bus),
-			"--bind", "127.0.0.1", "--dir", nodeDir, "--daemonize", "no",
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "everysec",
-			"--save", "", "--logfile", filepath.Join(nodeDir, "log"))
-		if err := cmd.Start(); err != nil {
-			fail(t, "redistest: start redis-server: %v", err)
-		}
-		c.procs = append(c.procs, cmd)
-		c.args = append(c.args, cmd.Args)
-		c.Addrs = append(c.Addrs, addr)
-	}
-	for i, a := range c.Addrs {
-		c.waitFor(t, a, []string{"ping"}, "PONG", filepath.Join(dir, strconv.Itoa(i), "log"))
+		c.startNode(t, server, nodeDir)
 	}
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", strconv.Itoa(Replicas), "--cluster-yes")
@@ -87,6 +72,58 @@ func Start(t testing.TB) *Cluster {
 		c.waitFor(t, a, []string{"info", "replication"}, "connected_slaves:"+strconv.Itoa(Replicas)+"|master_link_status:up", filepath.Join(dir, strconv.Itoa(i), "log"))
 	}
 	return c
+}
+
+// startNode starts one node in nodeDir and waits until it answers PING. A port that was
+// free when drawn can be taken before redis-server binds it (by another test package
+// starting its own cluster at the same moment); the node then exits with "Address
+// already in use", and it is started again on other ports.
+func (c *Cluster) startNode(t testing.TB, server, nodeDir string) {
+	t.Helper()
+	logFile := filepath.Join(nodeDir, "log")
+	for attempt := 0; ; attempt++ {
+		port, bus := c.freePort(t), c.freePort(t)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		cmd := exec.Command(server,
+			"--port", strconv.Itoa(port), "--cluster-port", strconv.Itoa(bus),
+			"--bind", "127.0.0.1", "--dir", nodeDir, "--daemonize", "no",
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "everysec",
+			"--save", "", "--logfile", logFile)
+		if err := cmd.Start(); err != nil {
+			fail(t, "redistest: start redis-server: %v", err)
+		}
+		c.procs = append(c.procs, cmd)
+		c.args = append(c.args, cmd.Args)
+		c.Addrs = append(c.Addrs, addr)
+		if c.answers(addr, logFile) || attempt == 4 {
+			c.waitFor(t, addr, []string{"ping"}, "PONG", logFile)
+			return
+		}
+		last := len(c.procs) - 1
+		_ = c.Kill(last)
+		c.procs, c.args, c.Addrs = c.procs[:last], c.args[:last], c.Addrs[:last]
+		_ = os.Remove(logFile)
+		_ = os.Remove(filepath.Join(nodeDir, "nodes.conf"))
+	}
+}
+
+// answers waits until the node at addr answers PING, and reports false at once when its
+// log says it could not bind its ports.
+func (c *Cluster) answers(addr, logFile string) bool {
+	host, port, _ := net.SplitHostPort(addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command(c.cli, "-h", host, "-p", port, "ping").CombinedOutput()
+		if err == nil && bytes.Contains(out, []byte("PONG")) {
+			return true
+		}
+		if log, _ := os.ReadFile(logFile); bytes.Contains(log, []byte("Address already in use")) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true // waitFor reports the failure with the node's log
 }
 
 // fail skips the test, or fails it under CI=true: a cluster that cannot start on a
@@ -187,19 +224,27 @@ func (c *Cluster) stop() {
 	}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago, drawn below the
-// kernel's ephemeral range (32768 and up on Linux): a port from Listen(":0") is closed
-// again before redis-server binds it, and the other tests running meanwhile are given
-// ephemeral ports, one of which can be that very port.
-func freePort(t testing.TB) int {
+// freePort returns a loopback TCP port that was free a moment ago and that this cluster
+// has not drawn before, below the kernel's ephemeral range (32768 and up on Linux): the
+// other tests running meanwhile are given ephemeral ports, one of which could be the one
+// drawn. Another process can still take it before redis-server binds it; startNode
+// retries then.
+func (c *Cluster) freePort(t testing.TB) int {
 	t.Helper()
 	for range 1000 {
 		port := 10000 + rand.IntN(20000)
+		if c.drawn[port] {
+			continue
+		}
 		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			continue
 		}
 		l.Close()
+		if c.drawn == nil {
+			c.drawn = map[int]bool{}
+		}
+		c.drawn[port] = true
 		return port
 	}
 	t.Fatal("redistest: no free loopback port between 10000 and 30000")
