@@ -46,7 +46,7 @@ const (
 	// DefaultThreshold is lower than lsh.DefaultThreshold (0.8) because a detector
 	// compares extracted main text, and extraction errors put two copies of one article
 	// between 0.6 and 0.8 often: chosen on aeb-scrapinghub and debian-doc-versions
-	// together (internal/accuracy TestDocumentsThresholdChoice holds the choice).
+	// together (cmd/neardup/internal/accuracy TestDocumentsThresholdChoice holds the choice).
 	DefaultThreshold  = 0.6
 	DefaultMaxMatches = 16
 	DefaultExpected   = 1_000_000

@@ -17,7 +17,6 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/measure"
-	"github.com/neardup/neardup/internal/report"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/store"
@@ -396,7 +395,7 @@ type comparison struct {
 	// Measures are every measure of the two main texts, as `neardup compare` gives them.
 	Measures *measure.Result `json:"measures"`
 	// Diff is the word diff of the two main texts.
-	Diff report.Diff `json:"diff"`
+	Diff measure.Diff `json:"diff"`
 }
 
 // compareDocs compares two documents by the detector's fingerprints and by every measure
@@ -449,7 +448,7 @@ func compareDocs(d *neardup.Detector, cj compareJSON) (*comparison, error) {
 		return nil, fmt.Errorf("%w: %v", neardup.ErrOptions, err)
 	}
 	c.Measures = res
-	c.Diff = report.WordDiff(mains[0], mains[1])
+	c.Diff = measure.WordDiff(mains[0], mains[1])
 	return &c, nil
 }
 

@@ -29,7 +29,7 @@
 // SchemeNeardup is Compute over package shingle's features with its default normalization
 // (NFKC, case and accent folding, punctuation removed, UAX #29 words, CJK characters as
 // words) and word 2-shingles, as a set with unit weights. It was chosen by measurement on
-// labelled near-duplicates (internal/accuracy; docs/accuracy.md has the tables), each figure the mean over feature-hash seeds: best F1 0.995 on
+// labelled near-duplicates (cmd/neardup/internal/accuracy; docs/accuracy.md has the tables), each figure the mean over feature-hash seeds: best F1 0.995 on
 // debian-doc-versions and 0.850 on spamassassin-2003-subset against word 5-shingle
 // Jaccard >= 0.8, and AUC 0.870 (0.775 to 0.921 by seed) on Clough-Stevenson, the best
 // mean of the candidates tried (word 1- to 5-shingles, TF weights, masked numbers,

@@ -23,7 +23,7 @@ const (
 	// two words; a text of one word has that word as its single feature, and a text
 	// without words gets 0.
 	//
-	// Measured by internal/accuracy on labelled sets (it prints the full tables, and
+	// Measured by cmd/neardup/internal/accuracy on labelled sets (it prints the full tables, and
 	// docs/accuracy.md reproduces them), as means over feature-hash seeds:
 	// against the pairs whose word 5-shingle Jaccard is at least 0.8, it reached a best F1
 	// of 0.995 (at k = 7 bits) on debian-doc-versions and 0.850 (at k = 7) on

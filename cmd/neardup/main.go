@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/neardup/neardup/internal/cli"
+	"github.com/neardup/neardup/cmd/neardup/internal/cli"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/internal/cli"
+	"github.com/neardup/neardup/cmd/neardup/internal/cli"
 	"github.com/neardup/neardup/internal/evaldata"
 )
 

@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
-	"github.com/neardup/neardup/internal/report"
 )
 
 // Report sizes: how many clusters each list shows, how many members of each, and how

@@ -119,8 +119,8 @@ func checkMeasures(t *testing.T, got, want compareResult) {
 }
 
 func TestCompareNearDuplicate(t *testing.T) {
-	a, b := readTestdata(t, "para-a.txt"), readTestdata(t, "para-b.txt")
-	pa, pb := filepath.Join("testdata", "para-a.txt"), filepath.Join("testdata", "para-b.txt")
+	a, b := readSample(t, "para-a.txt"), readSample(t, "para-b.txt")
+	pa, pb := filepath.Join(sampleDir, "para-a.txt"), filepath.Join(sampleDir, "para-b.txt")
 	tests := []struct {
 		flags  []string
 		opt    shingle.Options
@@ -178,7 +178,7 @@ func TestCompareHTML(t *testing.T) {
 // rewrites it. The golden file uses --scheme simhash-py, which is frozen, where the
 // default scheme may be re-chosen by measurement.
 func TestCompareTable(t *testing.T) {
-	stdout, stderr, code := run(t, "", "compare", "--scheme", "simhash-py", "testdata/para-a.txt", "testdata/para-b.txt")
+	stdout, stderr, code := run(t, "", "compare", "--scheme", "simhash-py", "../../../../sample/para-a.txt", "../../../../sample/para-b.txt")
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
 	}
@@ -195,7 +195,7 @@ func TestCompareTable(t *testing.T) {
 
 func TestCompareIdenticalAndDisjoint(t *testing.T) {
 	dir := t.TempDir()
-	para := readTestdata(t, "para-a.txt")
+	para := readSample(t, "para-a.txt")
 	a := writeTemp(t, dir, "a.txt", para)
 	same := writeTemp(t, dir, "same.txt", para)
 	shouted := writeTemp(t, dir, "shouted.txt", strings.ToUpper(strings.NewReplacer(",", " ;", "\n", "  ", ".", "!").Replace(para)))
@@ -241,7 +241,7 @@ func TestCompareIdenticalAndDisjoint(t *testing.T) {
 // TestCompareJSONKeys checks that --json writes every measure, and nothing else, under
 // its documented snake_case key.
 func TestCompareJSONKeys(t *testing.T) {
-	stdout, _, code := run(t, "", "compare", "--json", "testdata/para-a.txt", "testdata/para-b.txt")
+	stdout, _, code := run(t, "", "compare", "--json", "../../../../sample/para-a.txt", "../../../../sample/para-b.txt")
 	if code != ExitOK || strings.Count(stdout, "\n") != 1 {
 		t.Fatalf("exit code %d, want one line:\n%s", code, stdout)
 	}
@@ -281,8 +281,8 @@ func TestCompareJSONKeys(t *testing.T) {
 }
 
 func TestCompareStdin(t *testing.T) {
-	a, b := readTestdata(t, "para-a.txt"), readTestdata(t, "para-b.txt")
-	pa, pb := filepath.Join("testdata", "para-a.txt"), filepath.Join("testdata", "para-b.txt")
+	a, b := readSample(t, "para-a.txt"), readSample(t, "para-b.txt")
+	pa, pb := filepath.Join(sampleDir, "para-a.txt"), filepath.Join(sampleDir, "para-b.txt")
 	want := directCompare(t, a, b, shingle.Options{}, minhash.DefaultK, simhash.SchemeNeardup)
 	got := compareJSON(t, a, "-", pb)
 	checkMeasures(t, got, want)

@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/neardup/neardup/internal/cli"
+	"github.com/neardup/neardup/cmd/neardup/internal/cli"
 )
 
 // Main runs a command line in-process: here findall on four fingerprints, two of them

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/neardup/neardup/internal/measure"
 )
 
 // Data is everything a report shows. Write reads it and neither keeps nor modifies any of
@@ -114,7 +116,7 @@ var pageTemplate string
 // page is parsed once; Execute is safe for concurrent use.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"count":     formatCount,
-	"maxTokens": func() int { return maxTokens },
+	"maxTokens": func() int { return measure.MaxDiffTokens },
 }).Parse(pageTemplate))
 
 // Write writes d as one self-contained HTML page to w: inline CSS and SVG, no script, no
@@ -222,7 +224,7 @@ type clusterView struct {
 
 type pairView struct {
 	Member Member
-	Diff
+	measure.Diff
 }
 
 // clusterViews lays out clusters, each with an anchor made of kind and its position,
@@ -240,7 +242,7 @@ func clusterViews(cs []Cluster, kind string) []clusterView {
 		}
 		for _, m := range c.Members {
 			m = cleanMember(m)
-			v.Pairs = append(v.Pairs, pairView{m, WordDiff(v.Representative.Text, m.Text)})
+			v.Pairs = append(v.Pairs, pairView{m, measure.WordDiff(v.Representative.Text, m.Text)})
 		}
 		out = append(out, v)
 	}

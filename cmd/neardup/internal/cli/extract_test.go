@@ -28,13 +28,13 @@ func gzipFile(t *testing.T, dir, name string, data []byte) string {
 }
 
 func TestExtractText(t *testing.T) {
-	page, err := os.ReadFile("testdata/article.html")
+	page, err := os.ReadFile("../../../../sample/article.html")
 	if err != nil {
 		t.Fatal(err)
 	}
 	gz := gzipFile(t, t.TempDir(), "article.html.gz", page)
 	for _, args := range [][]string{
-		{"extract", "testdata/article.html"},
+		{"extract", "../../../../sample/article.html"},
 		{"extract", gz},
 		{"extract", "-"},
 		{"extract"},
@@ -44,15 +44,15 @@ func TestExtractText(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q, stdout\n%s\nwant\n%s", args, code, stderr, stdout, articleText)
 		}
 	}
-	stdout, _, code := run(t, "", "extract", "testdata/article.html", gz)
-	want := "==> testdata/article.html <==\n" + articleText + "==> " + gz + " <==\n" + articleText
+	stdout, _, code := run(t, "", "extract", "../../../../sample/article.html", gz)
+	want := "==> " + sampleDir + "/article.html <==\n" + articleText + "==> " + gz + " <==\n" + articleText
 	if code != ExitOK || stdout != want {
 		t.Errorf("two files: exit %d, stdout\n%s\nwant\n%s", code, stdout, want)
 	}
 }
 
 func TestExtractJSON(t *testing.T) {
-	stdout, stderr, code := run(t, "", "extract", "--json", "--url", "https://news.example.org/x", "testdata/article.html")
+	stdout, stderr, code := run(t, "", "extract", "--json", "--url", "https://news.example.org/x", "../../../../sample/article.html")
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -61,7 +61,7 @@ func TestExtractJSON(t *testing.T) {
 		t.Fatalf("output %q is not one JSON object on one line: %v", stdout, err)
 	}
 	want := map[string]string{
-		"file": "testdata/article.html", "title": "Night trains return", "author": "Grace Hopper",
+		"file": "../../../../sample/article.html", "title": "Night trains return", "author": "Grace Hopper",
 		"date": "2025-01-15", "language": "en", "url": "https://news.example.org/night-trains",
 		"charset": "utf-8", "method": "main", "text": strings.TrimSuffix(articleText, "\n"),
 	}
@@ -87,7 +87,7 @@ func TestExtractJSONErrors(t *testing.T) {
 	dir := t.TempDir()
 	pdf := writeTemp(t, dir, "report.html", "%PDF-1.7\n")
 	missing := filepath.Join(dir, "none.html")
-	stdout, stderr, code := run(t, "", "extract", "--json", pdf, missing, "testdata/article.html")
+	stdout, stderr, code := run(t, "", "extract", "--json", pdf, missing, "../../../../sample/article.html")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != ExitError || len(lines) != 3 || strings.Count(stderr, "\n") != 2 {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want three lines and two errors", code, stdout, stderr)
@@ -133,7 +133,7 @@ func TestExtractErrors(t *testing.T) {
 		{"binary", []string{pdf}, ExitError, pdf + ": binary content, not a page: it starts as application/pdf does"},
 		{"bad gzip", []string{notGzip}, ExitError, "reading " + notGzip + ": corpus: truncated or corrupt input: gzip: "},
 		{"missing file", []string{filepath.Join(dir, "none.html")}, ExitError, "none.html: no such file"},
-		{"others still read", []string{deep, "testdata/article.html"}, ExitError, "nested too deeply"},
+		{"others still read", []string{deep, "../../../../sample/article.html"}, ExitError, "nested too deeply"},
 		{"max-bytes 0", []string{"--max-bytes", "0", plain}, ExitUsage, "--max-bytes 0 is not a size"},
 		{"negative timeout", []string{"--timeout", "-1s", plain}, ExitUsage, "--timeout -1s is negative"},
 		{"relative url", []string{"--url", "/news/x", plain}, ExitUsage, `--url "/news/x" is not an absolute http(s) URL`},
@@ -151,7 +151,7 @@ func TestExtractErrors(t *testing.T) {
 		})
 	}
 	// --timeout 0 means no limit, not an immediate timeout.
-	if _, stderr, code := run(t, "", "extract", "--timeout", "0", "testdata/article.html"); code != ExitOK {
+	if _, stderr, code := run(t, "", "extract", "--timeout", "0", "../../../../sample/article.html"); code != ExitOK {
 		t.Errorf("--timeout 0: exit %d, stderr %q", code, stderr)
 	}
 }

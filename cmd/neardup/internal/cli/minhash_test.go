@@ -58,7 +58,7 @@ func writeTemp(t *testing.T, dir, name, text string) string {
 func TestMinhashHex(t *testing.T) {
 	dir := t.TempDir()
 	texts := []string{
-		readTestdata(t, "para-a.txt"),
+		readSample(t, "para-a.txt"),
 		"Ünïcödé tëxt, İstanbul ΣΊΣΥΦΟΣ\xff\xfe invalid UTF-8 too",
 		"",
 	}
@@ -150,8 +150,8 @@ func TestMinhashLines(t *testing.T) {
 
 func TestMinhashJSON(t *testing.T) {
 	dir := t.TempDir()
-	a := writeTemp(t, dir, "a.txt", readTestdata(t, "para-a.txt"))
-	b := writeTemp(t, dir, `b "<&>".txt`, readTestdata(t, "para-b.txt"))
+	a := writeTemp(t, dir, "a.txt", readSample(t, "para-a.txt"))
+	b := writeTemp(t, dir, `b "<&>".txt`, readSample(t, "para-b.txt"))
 	stdout, stderr, code := run(t, "", "minhash", "--json", "--k", "32", "--seed", "9", "--unit", "chars", a, b)
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
@@ -177,7 +177,7 @@ func TestMinhashJSON(t *testing.T) {
 		if rec.Name != name || rec.K != 32 || rec.Seed != 9 || rec.Unit != "chars" || rec.KShingle != shingle.DefaultCharK {
 			t.Errorf("line %d: %+v", i+1, rec)
 		}
-		text := readTestdata(t, "para-"+string(rune('a'+i))+".txt")
+		text := readSample(t, "para-"+string(rune('a'+i))+".txt")
 		if want := wantSignature(t, text, shingle.Options{Unit: shingle.Chars}, minhash.Hasher{K: 32, Seed: 9}); !slices.Equal(rec.Signature, want) {
 			t.Errorf("line %d: wrong signature", i+1)
 		}

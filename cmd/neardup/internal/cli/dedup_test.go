@@ -149,7 +149,7 @@ func TestDedup(t *testing.T) {
 func TestDedupWARCAndDir(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "warc")
-	if _, stderr, code := run(t, "", "dedup", "--out", out, "../../corpus/testdata/small.warc.gz"); code != ExitOK {
+	if _, stderr, code := run(t, "", "dedup", "--out", out, "../../../../corpus/testdata/small.warc.gz"); code != ExitOK {
 		t.Fatalf("warc: %s", stderr)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(out, "corpus")); len(entries) != 1 {
@@ -157,7 +157,7 @@ func TestDedupWARCAndDir(t *testing.T) {
 	}
 	pages := filepath.Join(dir, "pages")
 	os.MkdirAll(filepath.Join(pages, "b"), 0o755)
-	clang := "../../sample/clang-15-vs-16/"
+	clang := "../../../../sample/clang-15-vs-16/"
 	for _, p := range []struct{ from, to string }{
 		{"a-15.0.6/LTOVisibility.html.gz", "a/LTOVisibility.html.gz"},
 		{"b-16.0.6/LTOVisibility.html.gz", "b/LTOVisibility.html.gz"},

@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/procstat"
-	"github.com/neardup/neardup/internal/report"
 	"github.com/neardup/neardup/shingle"
 )
 

@@ -1,4 +1,4 @@
-package report
+package measure
 
 import (
 	"strings"
@@ -10,9 +10,9 @@ import (
 // The bounds of one word diff. Texts arrive truncated by the caller; these keep a pair
 // of long or unrelated texts from costing more than about a millisecond anyway.
 const (
-	// maxTokens is the most tokens (words, spaces, punctuation) of each side that are
+	// MaxDiffTokens is the most tokens (words, spaces, punctuation) of each side that are
 	// diffed; the rest of a longer text is shown unmarked.
-	maxTokens = 4000
+	MaxDiffTokens = 4000
 	// maxEdits is the largest edit distance (deleted plus inserted tokens) searched
 	// for. Past it the texts are not near copies, and everything between their common
 	// head and tail is marked changed: Myers' search costs O((N+M)·D) time and
@@ -33,7 +33,7 @@ type Diff struct {
 	Right    []Segment `json:"b"`
 	Deleted  int       `json:"deleted"`
 	Inserted int       `json:"inserted"`
-	// Partial says the texts were longer than maxTokens tokens, so their tails are
+	// Partial says the texts were longer than MaxDiffTokens tokens, so their tails are
 	// shown without marks.
 	Partial bool `json:"partial,omitempty"`
 }
@@ -42,7 +42,7 @@ type Diff struct {
 // punctuation are tokens of their own and CJK text is diffed per character), as the
 // report shows its clusters and as the service's compare endpoint and web page show two
 // documents. The segments are slices of a and b: building them copies no text. It is
-// bounded: at most maxTokens tokens of each side are diffed (the rest is one unmarked
+// bounded: at most MaxDiffTokens tokens of each side are diffed (the rest is one unmarked
 // segment, and Partial is set) and at most maxEdits edits are searched for (past that
 // everything between the common head and tail is marked), so any pair of texts costs
 // about a millisecond at most. It is safe for concurrent use.
@@ -77,11 +77,11 @@ func WordDiff(a, b string) Diff {
 	return c
 }
 
-// tokens splits s into at most maxTokens word-boundary tokens, from its start.
+// tokens splits s into at most MaxDiffTokens word-boundary tokens, from its start.
 func tokens(s string) []string {
 	var ts []string
 	it := words.FromString(s)
-	for len(ts) < maxTokens && it.Next() {
+	for len(ts) < MaxDiffTokens && it.Next() {
 		ts = append(ts, it.Value())
 	}
 	return ts

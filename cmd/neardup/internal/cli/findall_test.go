@@ -12,9 +12,22 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
+// sampleDir holds the repository's sample files, the ones README's examples use.
+const sampleDir = "../../../../sample"
+
 func readTestdata(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	return readFile(t, filepath.Join("testdata", name))
+}
+
+func readSample(t *testing.T, name string) string {
+	t.Helper()
+	return readFile(t, filepath.Join(sampleDir, name))
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}

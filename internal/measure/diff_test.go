@@ -1,4 +1,4 @@
-package report
+package measure
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestCompare(t *testing.T) {
+func TestWordDiff(t *testing.T) {
 	for _, tc := range []struct {
 		name, a, b        string
 		left, right       []Segment
@@ -114,8 +114,8 @@ func lcs(a, b []string) int {
 }
 
 // TestCompareBounds checks the two limits: past maxEdits edits the middle is marked
-// changed as a whole, and past maxTokens tokens the tails are shown unmarked.
-func TestCompareBounds(t *testing.T) {
+// changed as a whole, and past MaxDiffTokens tokens the tails are shown unmarked.
+func TestWordDiffBounds(t *testing.T) {
 	var a, b strings.Builder
 	for range maxEdits {
 		a.WriteString(" x")
@@ -125,13 +125,13 @@ func TestCompareBounds(t *testing.T) {
 	if len(c.Left) != 3 || c.Left[0].Text != "head " || !c.Left[1].Changed || c.Left[2].Text != " tail" {
 		t.Errorf("past maxEdits: left has %d segments, want head, one change, tail", len(c.Left))
 	}
-	long := strings.Repeat("word ", maxTokens)
+	long := strings.Repeat("word ", MaxDiffTokens)
 	c = WordDiff(long+"end", long+"finish")
 	if !c.Partial || c.Deleted != 0 || c.Inserted != 0 {
-		t.Errorf("past maxTokens: partial %v, %d deleted, %d inserted; want true, 0, 0", c.Partial, c.Deleted, c.Inserted)
+		t.Errorf("past MaxDiffTokens: partial %v, %d deleted, %d inserted; want true, 0, 0", c.Partial, c.Deleted, c.Inserted)
 	}
 	if got := joinSegments(c.Left); got != long+"end" {
-		t.Errorf("past maxTokens: left side lost text: %d bytes, want %d", len(got), len(long)+3)
+		t.Errorf("past MaxDiffTokens: left side lost text: %d bytes, want %d", len(got), len(long)+3)
 	}
 }
 
