@@ -42,7 +42,7 @@
 // pebble's blob files; the sstables hold a reference to each. Records at old ids are
 // rewritten now and then (a URL duplicate's last-seen time, a replaced or expired
 // document), so every flush spans the whole range of record keys, and each compaction
-// into the base level used to rewrite every record there along with the new postings.
+// into the base level would rewrite every record there along with the new postings.
 // With the records apart it rewrites their references only, so a stream of adds writes
 // much less to disk for the same CPU time. Reading a record costs one more block lookup.
 //
