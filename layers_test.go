@@ -86,9 +86,6 @@ type listedPackage struct {
 // with its imports (go list) and fails for each import that points to a higher layer or
 // breaks an importRule.
 func TestLayers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list over the module")
-	}
 	out, err := exec.Command(testtool.Go(t), "list", "-json=ImportPath,Imports,TestImports,XTestImports", module+"/...").Output()
 	if err != nil {
 		var ee *exec.ExitError
