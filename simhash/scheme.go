@@ -134,7 +134,6 @@ var neardupPool = sync.Pool{New: func() any {
 	return &neardupState{s: s}
 }}
 
-// neardupFingerprint implements SchemeNeardup.
 // ShingleOptions returns the shingle options whose distinct features (unit weights)
 // SchemeNeardup passes to Compute, so that a caller that shingles the text anyway gets
 // the same fingerprint with Compute(shingler.AppendDistinct(nil, text)); ok is false for
