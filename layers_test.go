@@ -41,6 +41,7 @@ var layerOf = []struct {
 	{"", "document"},
 	{"api/", "document"},
 	{"internal/engine/", "document"},
+	{"internal/keyfilter/", "document"}, // the engine's filter of URL and exact keys, over api.Hash
 	{"mirror/", "document"},
 	// service: batch runs and the HTTP service with its client.
 	{"corpus/", "service"},
