@@ -48,6 +48,7 @@ var layerOf = []struct {
 	{"dedup/", "service"},
 	{"server/", "service"},
 	{"client/", "service"},
+	{"clients/", "service"}, // the clients in other languages, with their Go tests
 	// application: the command and everything only it uses.
 	{"cmd/", "application"},
 }
