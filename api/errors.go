@@ -2,6 +2,7 @@ package api
 
 import "errors"
 
-// ErrDocument: a Document cannot be fingerprinted (no id, or no content), or a Hash's
-// text form is not 64 hex digits. neardup.ErrDocument is the same value.
+// ErrDocument is wrapped by the errors for a Document that cannot be fingerprinted (no
+// id, or no content) and for a Hash whose text form is not 64 hex digits.
+// neardup.ErrDocument is the same value.
 var ErrDocument = errors.New("neardup: invalid document")

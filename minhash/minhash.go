@@ -65,10 +65,10 @@ func (h Hasher) Signature(features []uint64) Signature {
 //
 // features is treated as a set: order and repeats do not matter, so unsorted input with
 // duplicates gives the same signature as its sorted, deduplicated form. An empty set gives
-// K copies of Empty. It costs one 64-bit mix and one compare per feature (2 to 4 ns),
-// plus, for each bin left empty (sets of fewer than a few times K features), about 1/f
-// probes at four per hash evaluation, where f is the fraction of bins that are not empty:
-// about 3 µs for a 10-feature set at K = 128.
+// K copies of Empty. It costs one 64-bit mix and one compare per feature, plus, for each
+// bin left empty (sets of fewer than a few times K features), about 1/f probes at four
+// per hash evaluation, where f is the fraction of bins that are not empty: for a
+// 10-feature set at K = 128, about 13 probes for each of at least 118 empty bins.
 // AppendSignature panics if h.K is negative or above MaxK.
 func (h Hasher) AppendSignature(dst Signature, features []uint64) Signature {
 	k := h.k()

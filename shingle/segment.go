@@ -81,6 +81,12 @@ const (
 // atEOF) or when the consumer asked to stop. Segments are UAX #29 word-boundary
 // segments: an ASCII fast path finds them where the text around is ASCII, and the uax29
 // package everywhere else (TestASCIIFastPath checks that the two agree).
+//
+// segment is one long function on purpose: it is the tokenizer's hot loop, run once per
+// segment of every text, and its cases share the cursor p, the text b and the stop flag.
+// Split into functions (which the compiler would not inline, having loops), every segment
+// would pass them through a call and reload them from memory, where one loop keeps them in
+// registers; each case is short and commented where it starts.
 func (s *Shingler) segment(atEOF bool) {
 	b := s.norm
 	p := s.np

@@ -23,16 +23,13 @@ const (
 	// two words; a text of one word has that word as its single feature, and a text
 	// without words gets 0.
 	//
-	// Measured by cmd/neardup/internal/accuracy on labelled sets (it prints the full tables, and
-	// docs/accuracy.md reproduces them), as means over feature-hash seeds:
-	// against the pairs whose word 5-shingle Jaccard is at least 0.8, it reached a best F1
-	// of 0.995 (at k = 7 bits) on debian-doc-versions and 0.850 (at k = 7) on
-	// spamassassin-2003-subset; ranking Clough-Stevenson answers by distance to their
-	// source, it put cut and lightly revised ones above non-plagiarised ones with an AUC of
-	// 0.870 (0.775 to 0.921 by seed; 0.858 at seed 0, this scheme), short of the 0.95 aimed
-	// at. The mean of the three beat word 1-, 3-, 4- and 5-shingles, term-frequency
-	// weights, masked numbers, removed stop words and character 4- and 5-grams (word
-	// 4-shingles come closest, 0.009 behind).
+	// It was chosen on labelled sets (debian-doc-versions and spamassassin-2003-subset,
+	// best F1 against the pairs whose word 5-shingle Jaccard is at least 0.8, and the
+	// ranking of Clough-Stevenson answers by distance to their source), as the best mean
+	// over feature-hash seeds, over word 1-, 3-, 4- and 5-shingles, term-frequency
+	// weights, masked numbers, removed stop words and character 4- and 5-grams; word
+	// 4-shingles come closest. The application's TestSimHashChoice fails if another
+	// candidate overtakes it, and docs/accuracy.md holds the tables.
 	//
 	// Users store these fingerprints, so golden vectors in this package and in package
 	// shingle freeze the definition and the features it is made of.
@@ -137,7 +134,6 @@ var neardupPool = sync.Pool{New: func() any {
 	return &neardupState{s: s}
 }}
 
-// neardupFingerprint implements SchemeNeardup.
 // ShingleOptions returns the shingle options whose distinct features (unit weights)
 // SchemeNeardup passes to Compute, so that a caller that shingles the text anyway gets
 // the same fingerprint with Compute(shingler.AppendDistinct(nil, text)); ok is false for

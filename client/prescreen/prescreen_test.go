@@ -208,7 +208,15 @@ func TestPrescreenAnswers(t *testing.T) {
 		t.Error("SeenURL of a URL that cannot be parsed")
 	}
 
-	// Pages: an exact copy at another URL, the same URL with new content, a new page.
+	screenPages(t, p, c, a)
+}
+
+// screenPages checks Screen against the service's verdict for pages related to a, the
+// one document stored: an exact copy at another URL, the same URL with new content, a new
+// page, and a near copy.
+func screenPages(t *testing.T, p *Prescreen, c *client.Client, a neardup.Document) {
+	t.Helper()
+	ctx := context.Background()
 	for _, c2 := range []struct {
 		doc        neardup.Document
 		url, exact bool
@@ -247,8 +255,18 @@ func TestPrescreenAnswers(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// A document added after the snapshot is not in it until a refresh.
+// TestPrescreenSnapshotGaps pins the documented gaps of a snapshot: a document added
+// after it is not in it until a refresh, and a deleted document's keys stay.
+func TestPrescreenSnapshotGaps(t *testing.T) {
+	ctx := context.Background()
+	f := newService(t)
+	c := newClient(t, f)
+	if _, err := c.Add(ctx, article("a", "http://example.com/a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	p := newPrescreen(t, c, Options{Every: -1})
 	b := article("b", "http://example.com/b", 3)
 	if _, err := c.Add(ctx, b); err != nil {
 		t.Fatal(err)
@@ -256,7 +274,9 @@ func TestPrescreenAnswers(t *testing.T) {
 	if maybe, _ := p.SeenURL(b.URL); maybe {
 		t.Skip("false positive on b's URL") // 1 in millions at the defaults
 	}
-	p.Refresh(ctx)
+	if _, err := p.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if maybe, _ := p.SeenURL(b.URL); !maybe {
 		t.Error("a refreshed snapshot lacks a stored URL")
 	}
@@ -264,7 +284,9 @@ func TestPrescreenAnswers(t *testing.T) {
 	if ok, err := c.Delete(ctx, "b"); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	p.Refresh(ctx)
+	if _, err := p.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if maybe, _ := p.SeenURL(b.URL); !maybe {
 		t.Error("a deleted document's URL left the filter; the documentation says it stays")
 	}

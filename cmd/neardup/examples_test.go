@@ -12,11 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the shown output of every example whose output differs with what it printed")
@@ -82,11 +83,7 @@ func TestExamples(t *testing.T) {
 	}
 
 	bin := t.TempDir()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	build := exec.Command(gobin, "build", "-o", filepath.Join(bin, "neardup"), ".")
+	build := exec.Command(testtool.Go(t), "build", "-o", filepath.Join(bin, "neardup"), ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -6,8 +6,6 @@ package testtool
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -28,16 +26,16 @@ func Path(t testing.TB, name string) string {
 }
 
 // Go returns the path of the go command of the toolchain running the test, for tests
-// that ask it about the module (go list). It skips the test if there is none, unless CI
-// is "true".
+// that ask it about the module (go list): go test puts its own GOROOT/bin first on the
+// test's PATH. It skips the test if there is none, unless CI is "true".
 func Go(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
+	p, err := exec.LookPath("go")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("no go command at %s: %v", p, err)
+			t.Fatalf("no go command on PATH: %v", err)
 		}
-		t.Skipf("no go command at %s: %v", p, err)
+		t.Skipf("no go command on PATH: %v", err)
 	}
 	return p
 }

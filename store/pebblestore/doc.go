@@ -1,7 +1,7 @@
 // Package pebblestore is the persistent store.Store: records and postings in a
 // cockroachdb/pebble LSM tree in one directory. It is a package of its own so that
-// binaries that use only package store (the interface, Memory) do not link pebble: a
-// main that uses store.Memory builds to 1.9 MB, one that opens a DB to 27 MB.
+// binaries that use only package store (the interface, Memory) do not link pebble, which
+// is most of the size of a binary that opens a DB.
 //
 //	db, err := pebblestore.Open(dir, pebblestore.Options{})
 //	if err != nil { ... }
@@ -18,11 +18,9 @@
 // throughput grows with concurrent Applies or Syncs, and a service can Write under its
 // lock and Sync outside it. Close syncs what Write left.
 //
-// Measured on a 2-core VM with noisy fsync (0.3 to 1 ms; BenchmarkApply, a record and
-// three postings a batch, two runs each): Apply from one writer 1,000 to 1,900 batches/s,
-// from 32 writers 16,000 to 21,000/s; Write under a lock then Sync outside it from 1
-// writer 1,700 to 3,100/s, from 32 writers 17,000 to 18,000/s; Write alone (not durable)
-// 53,000 to 77,000/s. TestCrash kills a process writing batches with SIGKILL at random
+// BenchmarkApply compares the three ways from 1 and 32 writers: with 32, shared fsyncs
+// make many times the durable batches a second of one writer, and Write under a lock
+// then Sync outside it keeps up with Apply. TestCrash kills a process writing batches with SIGKILL at random
 // moments, 20 times with Write then Sync and 5 times with Apply, and finds every
 // acknowledged document, record and postings, after each restart.
 //
@@ -44,16 +42,12 @@
 // pebble's blob files; the sstables hold a reference to each. Records at old ids are
 // rewritten now and then (a URL duplicate's last-seen time, a replaced or expired
 // document), so every flush spans the whole range of record keys, and each compaction
-// into the base level used to rewrite every record there along with the new postings.
-// With the records apart it rewrites their references only. At a million documents
-// (975,810, the service's bench corpus) the sstables hold 122 MB and the blob files 654
-// MB, against 779 MB of sstables without; an open loop of adds at 2,500/s for 120 s made
-// the service write 1.99 GB to disk against 3.12 GB without, for the same CPU time
-// (121 against 118 s) and no worse a p99. Reading a record costs one more block lookup.
+// into the base level would rewrite every record there along with the new postings.
+// With the records apart it rewrites their references only, so a stream of adds writes
+// much less to disk for the same CPU time. Reading a record costs one more block lookup.
 //
-// BenchmarkIDs, 100,000 documents: IDs costs 2 to 3 µs for a key without postings, 10 to
-// 12 µs for one with one id and 11 to 31 µs for one with about 100; Memory's cost 0.6 to
-// 1.7 µs.
+// IDs costs a seek into the key's prefix range and a step for each id; BenchmarkIDs
+// compares it with Memory's map lookup for keys with no, one and about 100 ids.
 //
 // # Disk space, failures and backups
 //
