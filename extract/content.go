@@ -98,14 +98,22 @@ func (t *tree) index(doc *html.Node, maxDepth int) int {
 	return deepest
 }
 
-// textOf returns the text of n's subtree, unnormalized.
+// textOf returns the text of n's subtree, unnormalized, without the elements ignored
+// leaves out.
 func textOf(n *html.Node) string {
 	var b strings.Builder
-	for c := range n.Descendants() {
-		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+			case c.Type == html.ElementNode && !ignored(c):
+				walk(c)
+			}
 		}
 	}
+	walk(n)
 	return b.String()
 }
 
@@ -149,6 +157,9 @@ func ignored(n *html.Node) bool {
 	if n.Namespace == "math" && (n.Data == "annotation" || n.Data == "annotation-xml") {
 		return true // a formula's TeX or content markup repeats its presentation
 	}
+	if n.DataAtom == atom.A && n.Namespace == "" && permalink(n) {
+		return true
+	}
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":
@@ -162,6 +173,22 @@ func ignored(n *html.Node) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// permalink reports whether link n is a heading's permalink anchor, as documentation
+// generators (Sphinx, MkDocs, Hugo themes) put in every heading: its only content is
+// one symbol such as the pilcrow, which would otherwise end every title and section
+// heading of the main text.
+func permalink(n *html.Node) bool {
+	c := n.FirstChild
+	if c == nil || c.NextSibling != nil || c.Type != html.TextNode || len(c.Data) > 16 {
+		return false
+	}
+	switch strings.TrimSpace(c.Data) {
+	case "¶", "§", "#", "🔗":
+		return true
 	}
 	return false
 }
