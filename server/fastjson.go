@@ -192,17 +192,25 @@ func asciiEqualFold(key []byte, name string) bool {
 }
 
 // hasSurrogateEscape reports whether body may hold an escaped UTF-16 surrogate (\uD800
-// to \uDFFF); an escaped backslash before "uD8" counts too, which only costs speed.
+// to \uDFFF); an escaped backslash before "uD8" counts too, which only costs speed. It
+// looks for "\ud" and "\uD" rather than for every "\u": an HTML page encoded by
+// encoding/json escapes each "<", ">" and "&" as \u003c..., thousands of escapes a page.
 func hasSurrogateEscape(body []byte) bool {
+	return surrogateEscape(body, []byte(`\ud`)) || surrogateEscape(body, []byte(`\uD`))
+}
+
+// surrogateEscape reports whether body holds prefix ("\ud" or "\uD") followed by a hex
+// digit from 8 to F.
+func surrogateEscape(body, prefix []byte) bool {
 	for {
-		i := bytes.Index(body, []byte(`\u`))
+		i := bytes.Index(body, prefix)
 		if i < 0 || i+3 >= len(body) {
 			return false
 		}
-		if d, c := body[i+2], body[i+3]; (d == 'd' || d == 'D') && strings.IndexByte("89abcdefABCDEF", c) >= 0 {
+		if strings.IndexByte("89abcdefABCDEF", body[i+3]) >= 0 {
 			return true
 		}
-		body = body[i+2:]
+		body = body[i+3:]
 	}
 }
 
