@@ -14,8 +14,9 @@ import (
 // line breaks...) end lines. It keeps boilerplate: it is Extract's fallback and a
 // baseline.
 //
-// VisibleText reads the page in one pass of the HTML tokenizer, building no tree, so
-// its time is linear in the page's size and nesting cannot slow it: of opts it uses only
+// VisibleText reads the page in one pass, as the HTML tokenizer reads it but without it
+// for nearly all pages (visibleFast), building no tree, so its time is linear in the
+// page's size and nesting cannot slow it: of opts it uses only
 // MaxBytes and ContentType, and its only errors are ErrTooLarge and ErrBinary; MaxDepth
 // and Timeout do not apply. It does not keep page, and is safe for concurrent use.
 func VisibleText(page []byte, opts Options) (string, error) {
@@ -86,8 +87,7 @@ func visibleTokens(page string) (text, title string) {
 
 // tagAtom returns the atom of the tag token whose raw bytes are raw ("<name ..." or
 // "</name ..."): what atom.Lookup returns for the tokenizer's TagName, without its copy
-// of the name (TagName replaces NUL bytes into a new slice for every tag, a sixth of
-// the time of this pass). The name ends, as the tokenizer reads it, at white space, "/"
+// of the name (TagName replaces NUL bytes into a new slice for every tag). The name ends, as the tokenizer reads it, at white space, "/"
 // or ">"; names longer than any atom's are 0, and so is one with a NUL, which TagName
 // turns into U+FFFD, in no atom either. FuzzTagAtom holds it to TagName.
 func tagAtom[T string | []byte](raw T) atom.Atom {

@@ -20,8 +20,8 @@ var parsers fastjson.ParserPool
 const maxPooledBody = 1 << 20
 
 // decodeDocumentJSON is decodeStrict for a document, the service's commonest body, in
-// a fraction of its time (encoding/json scans a body twice and was 8% of the server's
-// CPU under a closed loop of adds). It takes what fastjson validates and parses when
+// a fraction of its time (encoding/json scans a body twice, a cost that showed in
+// profiles of a closed loop of adds). It takes what fastjson validates and parses when
 // every field is as decodeStrict would take it; anything else, and every body with an
 // escaped UTF-16 surrogate (which fastjson decodes otherwise), goes to decodeStrict,
 // which then decodes it or says what is wrong. FuzzDecodeDocumentJSON holds the two

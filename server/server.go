@@ -397,8 +397,8 @@ const workerIdle = 10 * time.Second
 
 // worker runs j and then, while more comes within workerIdle, other requests' work. A
 // goroutine that lives on keeps the stack the detector's reads grew: a new goroutine for
-// each request grew its stack anew through pebble's deep calls, 8% of the server's CPU
-// under raw queries. There are never more workers at work than in-flight slots.
+// each request grew its stack anew through pebble's deep calls, a cost that showed in
+// profiles under raw queries. There are never more workers at work than in-flight slots.
 func (s *Server) worker(j job) {
 	idle := time.NewTimer(workerIdle)
 	defer idle.Stop()
