@@ -19,18 +19,16 @@ func visibleFast(page string) (text, title string, ok bool) {
 	if strings.IndexByte(page, 0) >= 0 {
 		return "", "", false
 	}
-	var b strings.Builder
-	b.Grow(len(page) / 4)
-	var skip atom.Atom // the element whose content is being skipped
-	depth := 0         // how many skip elements are open (templates nest)
+	var v visibleState
+	v.b.Grow(len(page) / 4)
 	for {
 		i := tokenStart(page)
-		if i > 0 && skip == 0 {
-			writeUnescaped(&b, page[:i])
+		if i > 0 && v.skip == 0 {
+			writeUnescaped(&v.b, page[:i])
 		}
 		page = page[i:]
 		if page == "" {
-			return normalize(b.String()), normalize(title), true
+			return normalize(v.b.String()), normalize(v.title), true
 		}
 		var n int
 		switch c := page[1]; {
@@ -39,50 +37,16 @@ func visibleFast(page string) (text, title string, ok bool) {
 				return "", "", false
 			}
 			a := tagAtom(page[:n])
-			page = page[n:]
-			if skip != 0 {
-				if a == skip {
-					depth++
-				}
-			} else if skipped(a) {
-				skip, depth = a, 1
-			} else {
-				b.WriteString(separator(a))
-			}
-			if a == atom.Plaintext {
+			v.start(a)
+			if page, ok = v.rawText(a, page[n:]); !ok {
 				return "", "", false
-			}
-			if rawText(a) {
-				e := indexEndTag(page, a.String())
-				if e < 0 {
-					e = len(page)
-				}
-				if a == atom.Script && strings.Contains(page[:e], "<!--") {
-					return "", "", false
-				}
-				// Every raw text element is skipped: its text is only ever a title.
-				if e > 0 && skip == atom.Title && title == "" {
-					title = html.UnescapeString(page[:e])
-				}
-				page = page[e:]
 			}
 			continue
 		case c == '/' && len(page) > 2 && isLetter(page[2]):
 			if n = tagLen(page); n < 0 {
 				return "", "", false
 			}
-			a := tagAtom(page[:n])
-			page = page[n:]
-			if skip != 0 {
-				if a == skip {
-					if depth--; depth == 0 {
-						skip = 0
-					}
-				}
-				continue
-			}
-			b.WriteString(separator(a))
-			continue
+			v.end(tagAtom(page[:n]))
 		case strings.HasPrefix(page, "<!--"):
 			rest := page[4:]
 			e := strings.Index(rest, "-->")
@@ -99,6 +63,64 @@ func visibleFast(page string) (text, title string, ok bool) {
 		}
 		page = page[n:]
 	}
+}
+
+// visibleState is visibleTokens' state machine, for visibleFast.
+type visibleState struct {
+	b     strings.Builder
+	skip  atom.Atom // the element whose content is being skipped
+	depth int       // how many skip elements are open (templates nest)
+	title string
+}
+
+// start takes a start tag of element a.
+func (v *visibleState) start(a atom.Atom) {
+	switch {
+	case v.skip != 0:
+		if a == v.skip {
+			v.depth++
+		}
+	case skipped(a):
+		v.skip, v.depth = a, 1
+	default:
+		v.b.WriteString(separator(a))
+	}
+}
+
+// end takes an end tag of element a.
+func (v *visibleState) end(a atom.Atom) {
+	switch {
+	case v.skip == 0:
+		v.b.WriteString(separator(a))
+	case a == v.skip:
+		if v.depth--; v.depth == 0 {
+			v.skip = 0
+		}
+	}
+}
+
+// rawText reads, after a start tag of element a, the raw text the tokenizer reads when a
+// is a raw text element, and returns the page after it; ok is false where visibleFast
+// gives up.
+func (v *visibleState) rawText(a atom.Atom, page string) (rest string, ok bool) {
+	if a == atom.Plaintext {
+		return "", false
+	}
+	if !rawText(a) {
+		return page, true
+	}
+	e := indexEndTag(page, a.String())
+	if e < 0 {
+		e = len(page)
+	}
+	if a == atom.Script && strings.Contains(page[:e], "<!--") {
+		return "", false
+	}
+	// Every raw text element is skipped: its text is only ever a title.
+	if e > 0 && v.skip == atom.Title && v.title == "" {
+		v.title = html.UnescapeString(page[:e])
+	}
+	return page[e:], true
 }
 
 // tokenStart returns the index of the first "<" of page that starts a tag, an end tag, a
