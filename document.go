@@ -218,13 +218,14 @@ func (f *Fingerprinter) texts(doc Document) (full, main, title, method string, e
 	if doc.URL != "" {
 		eo.URL = doc.URL
 	}
-	if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
-		return "", "", "", "", fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
-	}
 	if f.opt.NoExtract {
+		if full, err = extract.VisibleText(doc.HTML, eo); err != nil {
+			return "", "", "", "", fmt.Errorf("%w: %s: %w", ErrDocument, doc.ID, err)
+		}
 		return full, full, "", extract.MethodVisibleText, nil
 	}
-	res, err := extract.Extract(doc.HTML, eo)
+	// One call reads and decodes the page once for both texts.
+	res, full, err := extract.ExtractVisible(doc.HTML, eo)
 	switch {
 	case errors.Is(err, extract.ErrTimeout):
 		// The page's visible text is at hand: a verdict on it beats none.

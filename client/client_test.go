@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -453,5 +454,22 @@ func TestTransportError(t *testing.T) {
 	var api *APIError
 	if err == nil || errors.As(err, &api) || !strings.HasPrefix(err.Error(), "client: GET /v1/stats: ") {
 		t.Errorf("no service: %v", err)
+	}
+}
+
+// TestMarshalKeepsHTML: request bodies carry "<", ">" and "&" as they are, not as
+// json.Marshal's \u003c escapes, and decode to the same value.
+func TestMarshalKeepsHTML(t *testing.T) {
+	in := map[string]string{"html": "<p class=\"a\">x & y</p>\n\u2028"}
+	b, err := marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"html":"<p class=\"a\">x & y</p>\n\u2028"}`; string(b) != want {
+		t.Errorf("marshal = %s, want %s", b, want)
+	}
+	var out map[string]string
+	if err := json.Unmarshal(b, &out); err != nil || out["html"] != in["html"] {
+		t.Errorf("round trip = %q, %v; want %q", out["html"], err, in["html"])
 	}
 }

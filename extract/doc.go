@@ -70,19 +70,19 @@
 // pages with hand-made article bodies, ../shared/eval/aeb-scrapinghub) with the
 // benchmark's own metric (word 4-gram precision and recall per page, averaged; accuracy
 // is the share of pages whose words all match), every extractor by the same scorer in
-// the same run (the eval module's TestAEB), and timed side by side on one core
-// (BenchmarkAEB) on a 2-core VM that other work was loading (docs/performance.md):
+// the same run (the eval module's TestAEB):
 //
-//	extractor                         precision  recall  F1     accuracy  pages/s
-//	Extract                           0.953      0.982   0.968  0.381     317
-//	go-trafilatura v1.12.2            0.945      0.979   0.962  0.287     45.6
+//	extractor                         precision  recall  F1     accuracy
+//	Extract                           0.953      0.982   0.968  0.381
+//	go-trafilatura v1.12.2            0.945      0.979   0.962  0.287
 //	go-readability (2025-12-05)       0.900      0.971   0.934  0.188
 //	VisibleText (whole page)          0.508      0.993   0.672  0.000
 //
-// Extract is 6.9 times as fast as go-trafilatura on those pages and 21 times on the
-// PostgreSQL manual's pages, and allocates a fifth as much. The html.Parse call is most of
-// its time; script and style text, comments and the attributes it does not read are cut
-// from the page before the parser sees them.
+// Timed side by side on one core (the eval module's BenchmarkAEB), Extract is several
+// times as fast as go-trafilatura and allocates a fraction as much. The html.Parse call
+// is most of its time; script and style text, comments and the attributes it does not
+// read are cut from the page before the parser sees them. VisibleText reads the page
+// without a parser or the tokenizer.
 //
 // # Example
 //

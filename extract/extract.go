@@ -129,8 +129,32 @@ func Extract(page []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return run(s, name, &opts, start, nil)
+}
+
+// ExtractVisible returns what Extract and VisibleText return for page, reading and
+// decoding the page once, and reading its visible text once even when Extract falls
+// back to it. The visible text is read first, outside opts.Timeout, as VisibleText is,
+// and returned whenever the page could be read: with ErrTimeout and ErrTooDeep too, not
+// with ErrTooLarge or ErrBinary. It is safe for concurrent use.
+func ExtractVisible(page []byte, opts Options) (r Result, visible string, err error) {
+	s, name, err := opts.read(page)
+	if err != nil {
+		return Result{}, "", err
+	}
+	text, title := visibleText(s)
+	r, err = run(s, name, &opts, time.Now(), &visibleResult{text, title})
+	return r, text, err
+}
+
+// visibleResult is visibleText's result for a page.
+type visibleResult struct{ text, title string }
+
+// run does Extract's work on s, the page decoded from the encoding called name, within
+// opts.Timeout from start. vis, when not nil, is the page's visible text.
+func run(s, name string, opts *Options, start time.Time, vis *visibleResult) (Result, error) {
 	if opts.Timeout < 0 {
-		r, err := extract(s, &opts, time.Time{})
+		r, err := extract(s, opts, time.Time{}, vis)
 		r.Charset = name
 		return r, err
 	}
@@ -145,7 +169,7 @@ func Extract(page []byte, opts Options) (Result, error) {
 	}
 	done := make(chan outcome, 1) // buffered: an abandoned worker still finishes its send
 	go func() {
-		r, err := extract(s, &opts, deadline)
+		r, err := extract(s, opts, deadline, vis)
 		done <- outcome{r, err}
 	}()
 	timer := time.NewTimer(time.Until(deadline))
@@ -164,7 +188,7 @@ func Extract(page []byte, opts Options) (Result, error) {
 // extract does Extract's work on the decoded page s. It gives up with ErrTimeout, between
 // steps, once the deadline (if not zero) has passed: nobody waits for its result then,
 // and a result cut short must not be returned should Extract still be waiting.
-func extract(s string, opts *Options, deadline time.Time) (r Result, err error) {
+func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r Result, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
 	doc, err := html.Parse(strings.NewReader(stripRaw(s)))
 	if err != nil {
@@ -213,7 +237,11 @@ func extract(s string, opts *Options, deadline time.Time) (r Result, err error) 
 		}
 		return r, nil
 	}
-	text, title := visibleText(s)
+	if vis == nil {
+		vis = new(visibleResult)
+		vis.text, vis.title = visibleText(s)
+	}
+	text, title := vis.text, vis.title
 	if r.Title == "" {
 		r.Title = title
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/evaldata"
 )
 
 // article is a small news page: navigation, a cookie banner, the article with its
@@ -175,6 +176,14 @@ func TestExtractLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			_, visible, err := extract.ExtractVisible(tt.page, tt.opts)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("ExtractVisible: %v, want %v", err, tt.want)
+			}
+			// The visible text comes with every error but those that refuse the page.
+			if wantVisible := !errors.Is(err, extract.ErrTooLarge); (visible != "") != wantVisible {
+				t.Errorf("ExtractVisible with error %v: visible text %.20q", err, visible)
+			}
 			r, err := extract.Extract(tt.page, tt.opts)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Extract: %v, want %v", err, tt.want)
@@ -325,5 +334,28 @@ func TestExtractConcurrent(t *testing.T) {
 	}
 	if !utf8.ValidString(first) || first == "" {
 		t.Errorf("text %q", first)
+	}
+}
+
+// TestExtractVisible: ExtractVisible returns what Extract and VisibleText return, on
+// the AEB pages and on pages written for the tests, fallback and binary ones included.
+func TestExtractVisible(t *testing.T) {
+	pages := [][]byte{[]byte(article), []byte("<p>too short for an article</p>"), []byte("\x89PNG\r\n\x1a\n\x00\x00"), []byte("")}
+	if _, err := evaldata.Root(); err == nil {
+		for _, a := range loadAEB(t) {
+			pages = append(pages, a.HTML)
+		}
+	}
+	for i, p := range pages {
+		opts := extract.Options{Timeout: -1}
+		r, visible, err := extract.ExtractVisible(p, opts)
+		wantR, wantErr := extract.Extract(p, opts)
+		wantVisible, _ := extract.VisibleText(p, opts)
+		if (err == nil) != (wantErr == nil) || r != wantR {
+			t.Errorf("page %d: ExtractVisible = %+v, %v; Extract = %+v, %v", i, r, err, wantR, wantErr)
+		}
+		if err == nil && visible != wantVisible {
+			t.Errorf("page %d: visible text %.60q, VisibleText %.60q", i, visible, wantVisible)
+		}
 	}
 }

@@ -170,3 +170,24 @@ func TestExtractTableIntro(t *testing.T) {
 		t.Errorf("two reference pages with different introductions have the same text:\n%s", a.Text)
 	}
 }
+
+// TestExtractPermalinks: the permalink anchors documentation generators put in every
+// heading (Sphinx's pilcrow, a section sign, a hash) are not text: neither the title
+// nor a section heading ends with one, and a pilcrow in the prose stays.
+func TestExtractPermalinks(t *testing.T) {
+	r := extractText(t, page("Configuring the resolver", `<div class="body" role="main"><section id="configuring-the-resolver">
+<h1>Configuring the resolver<a class="headerlink" href="#configuring-the-resolver" title="Link to this heading">¶</a></h1>
+<p>The resolver reads its settings from the configuration file at start-up, and again whenever the service receives a reload signal, so that a change takes effect without a restart.</p>
+<section id="timeouts"><h2>Timeouts <a class="headerlink" href="#timeouts" title="Permalink to this headline"> ¶ </a></h2>
+<p>Each query waits at most the configured number of seconds for an answer before the resolver tries the next server in the list, and gives up after three rounds.</p></section>
+<section id="cache"><h2>Cache<a href="#cache" class="anchor">§</a></h2>
+<p>Answers are kept for as long as their time to live allows; the pilcrow ¶ in this sentence is part of the text, and so is <a href="#timeouts">the section on timeouts</a>.</p>
+<h3 id="size">Size <a class="anchor-link" href="#size">#</a></h3>
+<p>The cache holds ten thousand answers by default, and evicts the least recently used when it is full.</p></section>
+</section></div>`))
+	if r.Title != "Configuring the resolver" {
+		t.Errorf("title %q, want %q", r.Title, "Configuring the resolver")
+	}
+	checkText(t, r.Text, []string{"Timeouts\nEach query", "Cache\nAnswers", "Size\nThe cache", "the pilcrow ¶ in this sentence", "the section on timeouts"},
+		append([]string{"resolver¶", "Timeouts ¶", "Cache§", "Size #"}, boilerplate...))
+}

@@ -53,25 +53,57 @@ func sevenBit(b []byte) bool {
 // line break becomes one "\n" and every other run one space; white space at the start and
 // end goes; control characters, soft hyphens (U+00AD) and byte order marks (U+FEFF) are
 // dropped; invalid UTF-8 becomes U+FFFD.
+//
+// It runs on the visible text and the main text of every page, so ASCII, most of the
+// bytes of most pages, is read a byte at a time and printable runs copied whole; other
+// runes are classified as unicode does (normalizeRef in the tests is the rune-by-rune
+// definition, and FuzzNormalize holds the two to the same output).
 func normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	var space, line bool // a pending separator, written before the next visible rune
-	for _, r := range s {
-		switch {
-		case isLineBreak(r):
-			line = b.Len() > 0
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-		case r == '\u00ad' || r == '\ufeff' || unicode.IsControl(r):
-		default:
-			if line {
-				b.WriteByte('\n')
-			} else if space {
-				b.WriteByte(' ')
+	pending := func() {
+		if line {
+			b.WriteByte('\n')
+		} else if space {
+			b.WriteByte(' ')
+		}
+		line, space = false, false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch {
+			case isLineBreak(r):
+				line = b.Len() > 0
+			case unicode.IsSpace(r):
+				space = b.Len() > 0
+			case r == '\u00ad' || r == '\ufeff' || unicode.IsControl(r):
+			default:
+				pending()
+				b.WriteRune(r)
 			}
-			line, space = false, false
-			b.WriteRune(r)
+			continue
+		}
+		switch {
+		case c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			line = b.Len() > 0
+			i++
+		case c == ' ' || c == '\t':
+			space = b.Len() > 0
+			i++
+		case c < ' ' || c == 0x7f:
+			i++
+		default:
+			pending()
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
+				j++
+			}
+			b.WriteString(s[i:j])
+			i = j
 		}
 	}
 	return b.String()

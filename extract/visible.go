@@ -14,8 +14,9 @@ import (
 // line breaks...) end lines. It keeps boilerplate: it is Extract's fallback and a
 // baseline.
 //
-// VisibleText reads the page in one pass of the HTML tokenizer, building no tree, so
-// its time is linear in the page's size and nesting cannot slow it: of opts it uses only
+// VisibleText reads the page in one pass, as the HTML tokenizer reads it but without it
+// for nearly all pages (visibleFast), building no tree, so its time is linear in the
+// page's size and nesting cannot slow it: of opts it uses only
 // MaxBytes and ContentType, and its only errors are ErrTooLarge and ErrBinary; MaxDepth
 // and Timeout do not apply. It does not keep page, and is safe for concurrent use.
 func VisibleText(page []byte, opts Options) (string, error) {
@@ -28,8 +29,18 @@ func VisibleText(page []byte, opts Options) (string, error) {
 }
 
 // visibleText returns the normalized visible text of page, which is valid UTF-8, and the
-// text of its first title element.
+// text of its first title element. Pages whose markup visibleFast reads as the tokenizer
+// does, nearly all, are read by it; the rest by visibleTokens.
 func visibleText(page string) (text, title string) {
+	if text, title, ok := visibleFast(page); ok {
+		return text, title
+	}
+	return visibleTokens(page)
+}
+
+// visibleTokens is visibleText by the HTML tokenizer: the definition of the visible
+// text, for every page.
+func visibleTokens(page string) (text, title string) {
 	z := html.NewTokenizer(strings.NewReader(page))
 	var b strings.Builder
 	b.Grow(len(page) / 4)
@@ -47,8 +58,7 @@ func visibleText(page string) (text, title string) {
 				b.Write(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
+			a := tagAtom(z.Raw())
 			if skip != 0 {
 				if a == skip {
 					depth++
@@ -61,8 +71,7 @@ func visibleText(page string) (text, title string) {
 			}
 			b.WriteString(separator(a))
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
+			a := tagAtom(z.Raw())
 			if skip != 0 {
 				if a == skip {
 					if depth--; depth == 0 {
@@ -74,6 +83,35 @@ func visibleText(page string) (text, title string) {
 			b.WriteString(separator(a))
 		}
 	}
+}
+
+// tagAtom returns the atom of the tag token whose raw bytes are raw ("<name ..." or
+// "</name ..."): what atom.Lookup returns for the tokenizer's TagName, without its copy
+// of the name (TagName replaces NUL bytes into a new slice for every tag). The name ends, as the tokenizer reads it, at white space, "/"
+// or ">"; names longer than any atom's are 0, and so is one with a NUL, which TagName
+// turns into U+FFFD, in no atom either. FuzzTagAtom holds it to TagName.
+func tagAtom[T string | []byte](raw T) atom.Atom {
+	i := 1
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	var buf [32]byte // longer than any atom (atom.Lookup's table tops at 25 bytes)
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		if n == len(buf) {
+			return 0
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return atom.Lookup(buf[:n])
 }
 
 // skipped reports whether the content of element a is not shown. Except for template,

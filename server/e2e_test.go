@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,14 +9,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
-	"github.com/neardup/neardup/client/prescreen"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/server"
@@ -232,145 +229,6 @@ func (s *service) stop(t *testing.T) {
 	}
 }
 
-// outcome is what the crawler learnt of one page.
-type outcome struct {
-	seenURL bool             // SeenURL before the fetch
-	screen  prescreen.Result // Screen after it
-	floor   int64            // every add acknowledged at or before this number was in the snapshot
-	v       neardup.Verdict
-	err     error
-	acked   int64 // the add's acknowledgement number
-}
-
-// crawler is the crawler side: the client, its pre-screen and the order of the
-// acknowledged adds, which says what a pre-screen snapshot must hold.
-type crawler struct {
-	c     *client.Client
-	ps    *prescreen.Prescreen
-	acks  atomic.Int64 // adds acknowledged so far
-	floor atomic.Int64 // the acks before the start of the newest completed refresh
-	mu    sync.Mutex
-	ackOf map[string]int64 // id -> acknowledgement number
-}
-
-func newCrawler(t *testing.T, ctx context.Context, c *client.Client) *crawler {
-	t.Helper()
-	ps, err := prescreen.New(ctx, c, prescreen.Options{Neardup: e2eOptions(), Every: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ps.Close() })
-	return &crawler{c: c, ps: ps, ackOf: map[string]int64{}}
-}
-
-// refresh takes a new pre-screen snapshot. Everything acknowledged before it starts is
-// in it; the floor only rises, as a newer snapshot holds whatever an older one held.
-func (cr *crawler) refresh(ctx context.Context) error {
-	n := cr.acks.Load()
-	if _, err := cr.ps.Refresh(ctx); err != nil {
-		return err
-	}
-	for f := cr.floor.Load(); n > f && !cr.floor.CompareAndSwap(f, n); f = cr.floor.Load() {
-	}
-	return nil
-}
-
-// screen is the crawler's two-tier flow before the add: SeenURL before fetching, Screen
-// after.
-func (cr *crawler) screen(p *crawlPage) (o outcome) {
-	o.floor = cr.floor.Load()
-	if p.doc.URL != "" {
-		if o.seenURL, o.err = cr.ps.SeenURL(p.doc.URL); o.err != nil {
-			return o
-		}
-	}
-	// ... the fetch ...
-	o.screen, o.err = cr.ps.Screen(p.doc)
-	return o
-}
-
-func (cr *crawler) ack(ids ...string) int64 {
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	var n int64
-	for _, id := range ids {
-		n = cr.acks.Add(1)
-		cr.ackOf[id] = n
-	}
-	return n
-}
-
-// add sends one page with Add.
-func (cr *crawler) add(ctx context.Context, p *crawlPage, o *outcome) {
-	if o.err != nil {
-		return
-	}
-	o.v, o.err = cr.c.Add(ctx, p.doc)
-	if o.err == nil {
-		o.acked = cr.ack(p.doc.ID)
-	}
-}
-
-// addBatch sends pages with AddBatch, in order.
-func (cr *crawler) addBatch(ctx context.Context, ps []*crawlPage, outs []*outcome) {
-	var docs []neardup.Document
-	var at []int
-	for i, p := range ps {
-		if outs[i].err == nil {
-			docs, at = append(docs, p.doc), append(at, i)
-		}
-	}
-	res, _ := cr.c.AddBatch(ctx, docs) // each Result carries its request's error
-	var ids []string
-	for j, i := range at {
-		outs[i].v, outs[i].err = res[j].Verdict, res[j].Err
-		if outs[i].err == nil {
-			ids = append(ids, ps[i].doc.ID)
-		}
-	}
-	n := cr.ack(ids...)
-	for _, i := range at {
-		if outs[i].err == nil {
-			outs[i].acked = n
-		}
-	}
-}
-
-// honest checks the pre-screen's "certainly absent" answers against the verdict: SeenURL
-// false allows neither url-duplicate nor changed, Screen's Exact false no exact
-// duplicate, unless the stored document behind the verdict was acknowledged after the
-// snapshot was taken.
-func (cr *crawler) honest(t *testing.T, p *crawlPage, o *outcome) {
-	t.Helper()
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	inSnapshot := func(id string) bool { n, ok := cr.ackOf[id]; return ok && n <= o.floor }
-	v := o.v
-	if v.Kind == neardup.URLDuplicate || v.Kind == neardup.Changed {
-		if m := v.Matches[0]; inSnapshot(m.ID) && (!o.seenURL || !o.screen.URL) {
-			t.Errorf("%s: pre-screen said its URL was certainly not stored (SeenURL %t, Screen %t), the service answered %v of %s, stored before the snapshot",
-				p.doc.ID, o.seenURL, o.screen.URL, v.Kind, m.ID)
-		}
-	}
-	if v.Kind == neardup.ExactDuplicate && !o.screen.Exact {
-		for _, m := range v.Matches {
-			if inSnapshot(m.ID) {
-				t.Errorf("%s: Screen said its main text was certainly not stored, the service answered exact-duplicate of %s, stored before the snapshot", p.doc.ID, m.ID)
-				break
-			}
-		}
-	}
-}
-
-// kindCounts formats verdict counts.
-func kindCounts(c map[neardup.Kind]int) string {
-	var b strings.Builder
-	for k := neardup.Unique; k <= neardup.Changed; k++ {
-		fmt.Fprintf(&b, "%s %d, ", k, c[k])
-	}
-	return strings.TrimSuffix(b.String(), ", ")
-}
-
 // TestEndToEnd runs a crawler-like client with real pages through the service over
 // HTTP: concurrently (every page answered, no 5xx, counts add up, every stored page
 // retrievable, the pre-screen honest), then in order against an in-process detector fed
@@ -399,136 +257,6 @@ func TestEndToEnd(t *testing.T) {
 		e2eOrdered(t, ctx, pages)
 		t.Logf("took %v", time.Since(t0).Round(time.Millisecond))
 	})
-}
-
-// e2eConcurrent crawls with several workers, the recrawl after the first crawl.
-func e2eConcurrent(t *testing.T, ctx context.Context, pages []crawlPage) {
-	const workers = 4
-	svc := startService(t, t.TempDir())
-	defer svc.stop(t)
-	cr := newCrawler(t, ctx, svc.c)
-	outs := make([]outcome, len(pages))
-	for ph := range 2 {
-		if err := cr.refresh(ctx); err != nil {
-			t.Fatal(err)
-		}
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				// Worker 0 adds in batches of 4, after screening each page; the others
-				// add one at a time. Every 8th page a worker refreshes the pre-screen.
-				var batch []int
-				flush := func() {
-					if len(batch) == 0 {
-						return
-					}
-					ps := make([]*crawlPage, len(batch))
-					bo := make([]*outcome, len(batch))
-					for j, i := range batch {
-						ps[j], bo[j] = &pages[i], &outs[i]
-					}
-					cr.addBatch(ctx, ps, bo)
-					batch = batch[:0]
-				}
-				n := 0
-				for i := range next {
-					if n++; n%8 == 0 {
-						if err := cr.refresh(ctx); err != nil {
-							t.Error(err)
-						}
-					}
-					outs[i] = cr.screen(&pages[i])
-					if w == 0 {
-						if batch = append(batch, i); len(batch) == 4 {
-							flush()
-						}
-						continue
-					}
-					cr.add(ctx, &pages[i], &outs[i])
-				}
-				flush()
-			})
-		}
-		for i := range pages {
-			if pages[i].phase == ph {
-				next <- i
-			}
-		}
-		close(next)
-		wg.Wait()
-	}
-
-	kinds := map[neardup.Kind]int{}
-	stored := map[string]bool{}
-	seenAbsent, screenAbsent := 0, 0
-	for i := range pages {
-		p, o := &pages[i], &outs[i]
-		if o.err != nil {
-			t.Errorf("%s: %v", p.doc.ID, o.err)
-			continue
-		}
-		if o.v.ID != p.doc.ID {
-			t.Errorf("%s: the verdict is for %q", p.doc.ID, o.v.ID)
-		}
-		kinds[o.v.Kind]++
-		if o.v.Added != (o.v.Kind != neardup.URLDuplicate) {
-			t.Errorf("%s: %v with Added %t", p.doc.ID, o.v.Kind, o.v.Added)
-		}
-		if o.v.Added {
-			stored[p.doc.ID] = true
-		}
-		if p.doc.URL != "" && !o.seenURL {
-			seenAbsent++
-		}
-		if !o.screen.Maybe() {
-			screenAbsent++
-		}
-		cr.honest(t, p, o)
-		// The recrawl's release-b pages with the visible text of their release-a page,
-		// which the first crawl stored before: url-duplicates whatever the order.
-		if (p.class == "same_visible_text" || p.class == "exact_bytes") && (o.v.Kind != neardup.URLDuplicate || o.v.Matches[0].ID != p.prev) {
-			t.Errorf("%s (%s): %v, want url-duplicate of %s", p.doc.ID, p.class, o.v.Kind, p.prev)
-		}
-	}
-	// A changed page replaces the stored one under its URL.
-	for i := range pages {
-		if o := &outs[i]; o.err == nil && o.v.Kind == neardup.Changed {
-			delete(stored, o.v.Matches[0].ID)
-		}
-	}
-	t.Logf("%d workers: verdicts %s; %d requests, %d answered 429 (retried), %d 5xx; pre-screen: SeenURL absent for %d pages, Screen absent (no URL or exact copy) for %d",
-		workers, kindCounts(kinds), svc.counts.all.Load(), svc.counts.n429.Load(), svc.counts.n5xx.Load(), seenAbsent, screenAbsent)
-	if n := svc.counts.n5xx.Load(); n > 0 {
-		t.Errorf("%d answers with a 5xx status", n)
-	}
-
-	st, err := svc.c.Stats(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := int64(0)
-	for k := neardup.Unique; k <= neardup.Changed; k++ {
-		total += st.Verdicts[k.String()]
-		if st.Verdicts[k.String()] != int64(kinds[k]) {
-			t.Errorf("stats: %d %v verdicts, the crawler got %d", st.Verdicts[k.String()], k, kinds[k])
-		}
-	}
-	if total != int64(len(pages)) || st.Documents != int64(len(stored)) {
-		t.Errorf("stats: %d verdicts and %d documents, want %d pages and %d stored", total, st.Documents, len(pages), len(stored))
-	}
-	for i := range pages {
-		id := pages[i].doc.ID
-		s, ok, err := svc.c.Get(ctx, id)
-		switch {
-		case err != nil:
-			t.Errorf("get %s: %v", id, err)
-		case ok != stored[id]:
-			t.Errorf("get %s: found %t, want %t (verdict %v)", id, ok, stored[id], outs[i].v.Kind)
-		case ok && (s.ID != id || s.Main != outs[i].screen.Fingerprints.Main || s.SimHash != outs[i].screen.Fingerprints.SimHash):
-			t.Errorf("get %s: the stored fingerprints are not the pre-screen's of the page", id)
-		}
-	}
 }
 
 // e2eOrdered crawls with one worker, in the pages' order, against an in-process

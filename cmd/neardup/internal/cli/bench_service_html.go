@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 // htmlPages reads the pages of the inputs of --html (directory trees of .html files,
 // WARC files, JSONL with an html field: what 'neardup dedup' reads) and returns each as
 // the JSON of its html and content_type fields, without the braces, ready to be put in
-// a document: "html" when it is UTF-8, else "html_base64", as the Go client sends it.
+// a document: "html" when it is UTF-8, else "html_base64", as the Go client sends them.
 // Records without HTML are skipped; none at all is an error.
 func htmlPages(paths []string) ([][]byte, error) {
 	r, err := corpus.Open(paths, corpus.Options{})
@@ -36,8 +37,7 @@ func htmlPages(paths []string) ([][]byte, error) {
 		}
 		var b []byte
 		if utf8.Valid(rec.HTML) {
-			q, _ := json.Marshal(string(rec.HTML)) // a valid string always marshals
-			b = append(append(b, `"html":`...), q...)
+			b = append(append(b, `"html":`...), quoteJSON(string(rec.HTML))...)
 		} else {
 			q, _ := json.Marshal(rec.HTML) // base64
 			b = append(append(b, `"html_base64":`...), q...)
@@ -52,6 +52,16 @@ func htmlPages(paths []string) ([][]byte, error) {
 		return nil, fmt.Errorf("--html %q: no HTML page found; give directories of .html files, WARC files or JSONL with an html field", paths)
 	}
 	return out, nil
+}
+
+// quoteJSON returns s as a JSON string, without json.Marshal's escapes of "<", ">" and
+// "&", as the Go client sends it.
+func quoteJSON(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes, to a bytes.Buffer that does not fail
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // appendHTMLJSON appends document i of an --html run: id "doc-i", URL

@@ -1,0 +1,79 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// normalizeRef is normalize's definition, a rune at a time: the oracle of the byte-wise
+// fast path.
+func normalizeRef(s string) string {
+	var b strings.Builder
+	var space, line bool
+	for _, r := range s {
+		switch {
+		case isLineBreak(r):
+			line = b.Len() > 0
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case r == '\u00ad' || r == '\ufeff' || unicode.IsControl(r):
+		default:
+			if line {
+				b.WriteByte('\n')
+			} else if space {
+				b.WriteByte(' ')
+			}
+			line, space = false, false
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var normalizeSeeds = []string{
+	"", " ", "\n", "a", " a ", "a  b", "a \n b", "a\r\nb", "a\tb\vc\fd",
+	"\x00a\x01b\x7fc", "a\u00a0b", "a\u0085b", "a\u2028b\u2029c", "soft\u00adhyphen",
+	"\ufeffbom", "caf\u00e9 na\u00efve", "\xff\xfe invalid \xc3", "日本語 の\u3000テキスト",
+	"tab\t\tand  spaces \n\n\n lines ", "\u200b zero width", "x\u180ey",
+}
+
+// TestNormalize checks the fast path against the definition on the seeds.
+func TestNormalize(t *testing.T) {
+	for _, s := range normalizeSeeds {
+		if got, want := normalize(s), normalizeRef(s); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if got := normalize(" a \u00a0 b\n\n c "); got != "a b\nc" {
+		t.Errorf("normalize = %q, want %q", got, "a b\nc")
+	}
+}
+
+// FuzzNormalize holds normalize to normalizeRef on any input.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range normalizeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := normalize(s), normalizeRef(s); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// BenchmarkNormalize normalizes the visible text of a page of English prose.
+func BenchmarkNormalize(b *testing.B) {
+	s := strings.Repeat("The quick  brown fox\njumps over the lazy dog, caf\u00e9.\n\n  ", 300)
+	for _, bc := range []struct {
+		name string
+		fn   func(string) string
+	}{{"fast", normalize}, {"ref", normalizeRef}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				bc.fn(s)
+			}
+		})
+	}
+}
