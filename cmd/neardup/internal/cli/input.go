@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 
@@ -117,6 +117,11 @@ func parseFingerprint(b []byte) (uint64, error) {
 	if len(b) >= 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X') {
 		digits, base = b[2:], 16
 	}
+	if base == 10 {
+		if v, ok := parseDecimal(b); ok {
+			return v, nil
+		}
+	}
 	var v uint64
 	overflow := false
 	for _, c := range digits {
@@ -131,10 +136,11 @@ func parseFingerprint(b []byte) (uint64, error) {
 		default:
 			return 0, badFingerprint(b)
 		}
-		if v > (math.MaxUint64-d)/base {
-			overflow = true
-		}
-		v = v*base + d
+		// One multiply and add with their carries, not a division by base per digit.
+		hi, lo := bits.Mul64(v, base)
+		var carry uint64
+		v, carry = bits.Add64(lo, d, 0)
+		overflow = overflow || hi != 0 || carry != 0
 	}
 	switch {
 	case len(digits) == 0:
@@ -143,6 +149,37 @@ func parseFingerprint(b []byte) (uint64, error) {
 		return 0, fmt.Errorf("%s is out of range: a fingerprint is at most 18446744073709551615 (0xffffffffffffffff)", quoteInput(b))
 	}
 	return v, nil
+}
+
+// parseDecimal is parseFingerprint's fast path for what simhash-cpp writes: 1 to 20
+// decimal digits. The first 19 cannot overflow, so only a 20th needs the carries. ok is
+// false for anything else (hex, a bad byte, overflow, leading zeros past 20 digits), which
+// the general loop then parses or explains.
+func parseDecimal(b []byte) (v uint64, ok bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	head := b[:min(len(b), 19)]
+	for _, c := range head {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		v = v*10 + uint64(d)
+	}
+	if len(b) == 20 {
+		d := b[19] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(v, 10)
+		var carry uint64
+		v, carry = bits.Add64(lo, uint64(d), 0)
+		if hi != 0 || carry != 0 {
+			return 0, false
+		}
+	}
+	return v, true
 }
 
 // badFingerprint returns the error for a line that is not a number.
