@@ -85,8 +85,8 @@ nd_wall=$(median "$tmp/nd.times" '$1')
 cpp_cpu=$(median "$tmp/cpp.times" '$2+$3')
 nd_cpu=$(median "$tmp/nd.times" '$2+$3')
 printf '%-34s %8s %8s %12s\n' "median of $runs runs" "wall s" "CPU s" "peak RSS MB"
-printf '%-34s %8s %8s %12s\n' "simhash-find-all --blocks $cpp_blocks" "$cpp_wall" "$cpp_cpu" "$(median "$tmp/cpp.times" '$4/1024')"
-printf '%-34s %8s %8s %12s\n' "neardup findall --blocks $nd_blocks" "$nd_wall" "$nd_cpu" "$(median "$tmp/nd.times" '$4/1024')"
+printf '%-34s %8s %8s %12s\n' "simhash-find-all --blocks $cpp_blocks" "$cpp_wall" "$cpp_cpu" "$(median "$tmp/cpp.times" '$4/1024' | xargs printf %.1f)"
+printf '%-34s %8s %8s %12s\n' "neardup findall --blocks $nd_blocks" "$nd_wall" "$nd_cpu" "$(median "$tmp/nd.times" '$4/1024' | xargs printf %.1f)"
 awk -v a="$cpp_wall" -v b="$nd_wall" -v c="$cpp_cpu" -v d="$nd_cpu" 'BEGIN {
 	if (b > 0 && d > 0) printf "neardup: %.1fx less wall time, %.1fx less CPU time\n", a / b, c / d
 	else print "neardup took under the 10 ms resolution of /usr/bin/time"
