@@ -17,7 +17,7 @@
 # simhash-find-all is not built here: build it from seomoz/simhash-cpp's source, e.g.
 #   g++ -std=c++11 -O3 -Iinclude -o simhash-find-all src/bin/simhash-find-all.cpp \
 #       src/simhash.cpp src/permutation.cpp
-# (the flags of its Makefile's release build).
+# (the flags of its Makefile's release build; add -march=native for its fastest build).
 #
 # Usage: scripts/findall-vs-simhash-cpp.sh PATH/TO/simhash-find-all [N] [RUNS]
 #   N defaults to 1000000. NEARDUP=path uses that binary instead of building one.
