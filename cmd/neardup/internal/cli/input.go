@@ -178,7 +178,9 @@ func parseLines(b []byte, name string, line int) ([]uint64, error) {
 		} else {
 			b = nil
 		}
-		l = bytes.TrimSuffix(l, []byte{'\r'})
+		if n := len(l); n > 0 && l[n-1] == '\r' {
+			l = l[:n-1]
+		}
 		if len(l) > maxLine {
 			return nil, lineTooLong(name, line)
 		}
