@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestParseFingerprint(t *testing.T) {
@@ -21,7 +27,12 @@ func TestParseFingerprint(t *testing.T) {
 		{in: "0xDeadBeef", want: 0xdeadbeef},
 		{in: "0xffffffffffffffff", want: 1<<64 - 1},
 		{in: "0x0000ffffffffffffffff", want: 1<<64 - 1},
+		{in: "9999999999999999999", want: 9999999999999999999},
+		{in: "12345678901234567890", want: 12345678901234567890},
+		{in: "0000000000000000000000042", want: 42},
 		{in: "18446744073709551616", err: "out of range"},
+		{in: "20000000000000000000", err: "out of range"},
+		{in: "1234567890123456789x", err: "not a 64-bit unsigned integer"},
 		{in: "99999999999999999999999", err: "out of range"},
 		{in: "0x10000000000000000", err: "out of range"},
 		{in: "-1", err: `"-1" is negative`},
@@ -122,6 +133,84 @@ func TestReadFingerprints(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readFingerprintsOracle is readFingerprints' specification, one line at a time.
+func readFingerprintsOracle(in, name string) ([]uint64, error) {
+	var fps []uint64
+	lines := strings.Split(in, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if len(l) > maxLine {
+			return nil, lineTooLong(name, i+1)
+		}
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		v, err := parseFingerprint([]byte(l))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		fps = append(fps, v)
+	}
+	return fps, nil
+}
+
+// TestReadFingerprintBlocks checks the parallel reader against the oracle on random
+// files cut into the smallest blocks (many lines across block ends), with 1 to 4
+// goroutines, read in one go or a byte at a time, with and without bad lines.
+func TestReadFingerprintBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 26))
+	for trial := range 300 {
+		var in strings.Builder
+		for range r.IntN(2000) {
+			switch k := r.IntN(20); {
+			case k == 0:
+				in.WriteString("\n")
+			case k == 1:
+				in.WriteString(strings.Repeat(" ", r.IntN(maxLine)) + "0x" + strconv.FormatUint(r.Uint64(), 16) + "\r\n")
+			case k == 2 && trial%3 == 0:
+				in.WriteString([]string{"bad", "-4", "18446744073709551616", strings.Repeat("7", maxLine+1)}[r.IntN(4)] + "\n")
+			default:
+				in.WriteString(strconv.FormatUint(r.Uint64()>>r.IntN(64), 10) + "\n")
+			}
+		}
+		if trial%2 == 1 {
+			in.WriteString(strconv.FormatUint(r.Uint64(), 10)) // no final newline
+		}
+		want, werr := readFingerprintsOracle(in.String(), "in")
+		workers := 1 + trial%4
+		var src io.Reader = strings.NewReader(in.String())
+		if trial%5 == 0 {
+			src = iotest.OneByteReader(src)
+		}
+		got, err := readFingerprintBlocks(src, "in", maxLine+2, workers)
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("trial %d: error %v, want %v", trial, err, werr)
+		}
+		if werr == nil && !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %d fingerprints, want %d", trial, len(got), len(want))
+		}
+	}
+}
+
+// TestReadFingerprintsReadError checks that a failing reader's error is returned, and
+// that a bad line before it wins.
+func TestReadFingerprintsReadError(t *testing.T) {
+	boom := errors.New("boom")
+	_, err := readFingerprintBlocks(io.MultiReader(strings.NewReader("1\n2\n"), iotest.ErrReader(boom)), "in", maxLine+2, 2)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "reading in") {
+		t.Errorf("got %v, want reading in: boom", err)
+	}
+	bad := strings.Repeat("1\n", 2000) + "x\n"
+	_, err = readFingerprintBlocks(io.MultiReader(strings.NewReader(bad), iotest.ErrReader(boom)), "in", maxLine+2, 2)
+	if err == nil || !strings.HasPrefix(err.Error(), "in:2001:") {
+		t.Errorf("got %v, want the error of line 2001", err)
 	}
 }
 

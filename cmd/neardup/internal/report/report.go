@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/neardup/neardup/internal/measure"
 )
@@ -113,11 +114,14 @@ type Mirror struct {
 //go:embed report.html.tmpl
 var pageTemplate string
 
-// page is parsed once; Execute is safe for concurrent use.
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"count":     formatCount,
-	"maxTokens": func() int { return measure.MaxDiffTokens },
-}).Parse(pageTemplate))
+// page is parsed once, on first use, so that commands which write no report do not pay for
+// it at start-up; Execute is safe for concurrent use.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"count":     formatCount,
+		"maxTokens": func() int { return measure.MaxDiffTokens },
+	}).Parse(pageTemplate))
+})
 
 // Write writes d as one self-contained HTML page to w: inline CSS and SVG, no script, no
 // external resource. The bytes depend only on d. It returns an error, prefixed
@@ -164,7 +168,7 @@ func Write(w io.Writer, d Data) error {
 		})
 	}
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, v); err != nil {
+	if err := page().Execute(&buf, v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
