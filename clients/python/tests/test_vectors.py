@@ -1,0 +1,79 @@
+"""The cross-language vectors: the Go code wrote client/prescreen/testdata/vectors.json
+(TestPythonVectors); the Python key filter and canonicalizer must agree with it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import unittest
+
+from neardup.keyfilter import KeyFilter, murmur_base_hashes, FilterError
+from neardup.urlkey import AGGRESSIVE, SAFE, Canonicalizer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VECTORS = os.path.join(HERE, "..", "..", "..", "client", "prescreen", "testdata", "vectors.json")
+M64 = (1 << 64) - 1
+
+
+def load() -> dict:
+    if not os.path.exists(VECTORS):
+        if os.environ.get("CI") == "true":
+            raise AssertionError(f"{VECTORS} is missing")
+        raise unittest.SkipTest(f"{VECTORS} is missing: run the tests from the repository")
+    with open(VECTORS, encoding="utf-8") as f:
+        return json.load(f)
+
+
+class VectorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.v = load()
+        cls.filter = KeyFilter.from_bytes(base64.b64decode(cls.v["filter"]))
+
+    def test_hash_locations(self) -> None:
+        for hv in self.v["hashes"]:
+            key = base64.b64decode(hv["key"])
+            h = murmur_base_hashes(key)
+            for i, want in enumerate(hv["locations"]):
+                got = (h[i % 2] + i * h[2 + (((i + (i % 2)) % 4) // 2)]) & M64
+                self.assertEqual(got, int(want), f"key of {len(key)} bytes, location {i}")
+
+    def test_canonical_urls(self) -> None:
+        for profile, field in ((AGGRESSIVE, "aggressive"), (SAFE, "safe")):
+            c = Canonicalizer(profile)
+            handled = 0
+            for uv in self.v["urls"]:
+                got = c.canonicalize(uv["input"])
+                if got is None:
+                    continue
+                handled += 1
+                self.assertEqual(got, uv[field], f"{profile}: {uv['input']!r}")
+            # The inputs are hostile on purpose (most mix in a byte the subset leaves to
+            # the service); a quarter must still be handled for the subset to be worth it.
+            self.assertGreater(4 * handled, len(self.v["urls"]), profile)
+
+    def test_filter_answers(self) -> None:
+        f = self.filter
+        for uv in self.v["urls"]:
+            if uv["aggressive"]:
+                self.assertEqual(f.has_url(uv["aggressive"]), uv["in_filter"], uv["aggressive"])
+        for ev in self.v["exact"]:
+            self.assertEqual(f.has_exact(bytes.fromhex(ev["hash"])), ev["in_filter"])
+
+    def test_corrupt_filter(self) -> None:
+        raw = bytearray(base64.b64decode(self.v["filter"]))
+        for cut in (0, 10, 47, len(raw) - 1):
+            with self.assertRaises(FilterError):
+                KeyFilter.from_bytes(bytes(raw[:cut]))
+        raw[60] ^= 1
+        with self.assertRaises(FilterError):
+            KeyFilter.from_bytes(bytes(raw))
+        raw[60] ^= 1
+        raw[8] = 9  # version
+        with self.assertRaises(FilterError):
+            KeyFilter.from_bytes(bytes(raw))
+
+
+if __name__ == "__main__":
+    unittest.main()
