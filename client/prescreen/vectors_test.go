@@ -29,13 +29,19 @@ const vectorsFile = "testdata/vectors.json"
 type Vectors struct {
 	// Filter is the snapshot as GET /v1/prescreen sends it.
 	Filter []byte `json:"filter"`
-	// Hashes are bits-and-blooms' first eight bit locations (before the modulo) of keys
-	// of every tail length, from its MurmurHash3 base hashes, as decimal strings (JSON
-	// numbers lose bits above 2^53).
+	// Hashes are the first eight bit locations (before the modulo) of keys of every
+	// length up to 50 in version 1 snapshots (bits-and-blooms' MurmurHash3 base hashes,
+	// whose tail handling every length exercises), as decimal strings (JSON numbers lose
+	// bits above 2^53).
 	Hashes []hashVector `json:"hashes"`
 	URLs   []urlVector  `json:"urls"`
 	// Exact are main-text hashes, half of them added, and the filter's answers.
 	Exact []exactVector `json:"exact"`
+	// FilterV1 is a version 1 snapshot (MurmurHash3 positions, the root package's
+	// testdata/keyfilter-v1.snap), which clients still read, and V1 its answers for the
+	// Aggressive form of every URL input.
+	FilterV1 []byte `json:"filter_v1"`
+	V1       []bool `json:"v1"`
 }
 
 type hashVector struct {
@@ -94,7 +100,9 @@ func makeVectors(t *testing.T) Vectors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs := append(crawlURLs(rand.New(rand.NewPCG(30, 1)), 2500), standardInputs(t)...)
+	// The one URL the version 1 snapshot holds comes first.
+	inputs := append([]string{"http://example.com/"}, crawlURLs(rand.New(rand.NewPCG(30, 1)), 2000)...)
+	inputs = append(inputs, standardInputs(t)...)
 	f, err := neardup.NewKeyFilter(2000, 0.01)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +139,16 @@ func makeVectors(t *testing.T) Vectors {
 		t.Fatal(err)
 	}
 	v.Filter = buf.Bytes()
+	if v.FilterV1, err = os.ReadFile("../../testdata/keyfilter-v1.snap"); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := neardup.ReadKeyFilter(bytes.NewReader(v.FilterV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range v.URLs {
+		v.V1 = append(v.V1, u.Aggressive != "" && v1.HasURL(u.Aggressive))
+	}
 	for n := range 50 {
 		key := make([]byte, n)
 		for j := range key {

@@ -61,6 +61,13 @@ class VectorTest(unittest.TestCase):
         for ev in self.v["exact"]:
             self.assertEqual(f.has_exact(bytes.fromhex(ev["hash"])), ev["in_filter"])
 
+    def test_version_1_filter(self) -> None:
+        f = KeyFilter.from_bytes(base64.b64decode(self.v["filter_v1"]))
+        self.assertTrue(f.has_url("http://example.com/"))
+        for uv, want in zip(self.v["urls"], self.v["v1"]):
+            if uv["aggressive"]:
+                self.assertEqual(f.has_url(uv["aggressive"]), want, uv["aggressive"])
+
     def test_corrupt_filter(self) -> None:
         raw = bytearray(base64.b64decode(self.v["filter"]))
         for cut in (0, 10, 47, len(raw) - 1):

@@ -3,10 +3,12 @@
 The filter is a Bloom filter written by the Go package ``neardup`` (``KeyFilter``): an
 ``NDKEYFLT`` snapshot framed by ``internal/snapfile`` (magic, version, header, body,
 CRC-32C), whose body is bits-and-blooms/bloom's binary form (``m``, ``k``, then the
-bit set's 64-bit words, big-endian). Bit positions come from bits-and-blooms'
-``baseHashes``: 128-bit MurmurHash3 (x64) of the key, then of the key with a byte 1
-appended, combined by its double-hashing ``location``. This module reproduces both
-exactly; ``testdata/prescreen/vectors.json``, written by a Go test, pins the agreement.
+bit set's 64-bit words, big-endian). A key's bit positions combine four 64-bit base
+hashes by bits-and-blooms' double hashing (``location``). In version 2 snapshots the
+base hashes are the four little-endian words of the key's SHA-256 (``hashlib``, at C
+speed); in version 1 they are bits-and-blooms' MurmurHash3 ``sum256``, reproduced here
+in pure Python, about ten times slower. ``client/prescreen/testdata/vectors.json``,
+written by a Go test, pins the agreement for both.
 
 A URL key is the byte ``u`` followed by the canonical URL; an exact-content key is the
 byte ``x`` followed by the 32-byte main-text hash.
@@ -15,6 +17,7 @@ byte ``x`` followed by the 32-byte main-text hash.
 from __future__ import annotations
 
 import struct
+from hashlib import sha256 as _sha256
 import sys
 from array import array
 from typing import Final
@@ -22,7 +25,7 @@ from typing import Final
 __all__ = ["FilterError", "KeyFilter", "murmur_base_hashes"]
 
 _MAGIC: Final = b"NDKEYFLT"
-_VERSION: Final = 1
+_VERSIONS: Final = (1, 2)
 # The same bounds as the Go reader: 2^34 bits at most, and at most 64 hash functions.
 _MAX_FILTER_BYTES: Final = 1 << 31
 _MAX_HASHES: Final = 64
@@ -102,6 +105,7 @@ def _mix(h1: int, h2: int, k1: int, k2: int) -> tuple[int, int]:
 
 
 _unpack_blocks = struct.Struct("<QQ").iter_unpack
+_unpack_sha = struct.Struct("<QQQQ").unpack
 
 
 def murmur_base_hashes(data: bytes) -> tuple[int, int, int, int]:
@@ -139,10 +143,13 @@ class KeyFilter:
     and ``k`` bit tests (a few microseconds in CPython).
     """
 
-    __slots__ = ("_bits", "_m", "_k", "capacity", "rate", "count", "size")
+    __slots__ = ("_bits", "_m", "_k", "_murmur", "capacity", "rate", "count", "size")
 
-    def __init__(self, bits: bytes, m: int, k: int, capacity: int, rate: float, count: int, size: int) -> None:
+    def __init__(
+        self, bits: bytes, m: int, k: int, capacity: int, rate: float, count: int, size: int, murmur: bool = False
+    ) -> None:
         self._bits = bits
+        self._murmur = murmur
         self._m = m
         self._k = k
         self.capacity = capacity
@@ -177,8 +184,8 @@ class KeyFilter:
         if data[:8] != _MAGIC:
             raise FilterError("neardup: key filter: not a key filter snapshot (bad magic)")
         (version,) = struct.unpack_from("<I", data, 8)
-        if version != _VERSION:
-            raise FilterError(f"neardup: key filter: version {version}; this client reads version {_VERSION}")
+        if version not in _VERSIONS:
+            raise FilterError(f"neardup: key filter: version {version}; this client reads versions 1 and 2: upgrade it")
         n, rate_bits, count, size = struct.unpack_from("<QQQQ", data, 12)
         (rate,) = struct.unpack("<d", struct.pack("<Q", rate_bits))
         if n < 1 or not (0 < rate < 1) or size > _MAX_FILTER_BYTES:
@@ -203,11 +210,14 @@ class KeyFilter:
         w.frombytes(body[24:])
         if sys.byteorder == "little":
             w.byteswap()
-        return cls(w.tobytes(), m, k, n, rate, count, len(data))
+        return cls(w.tobytes(), m, k, n, rate, count, len(data), murmur=version == 1)
 
     def has_key(self, key: bytes) -> bool:
         """Report whether key (its kind's prefix byte included) may have been added."""
-        h0, h1, h2, h3 = murmur_base_hashes(key)
+        if self._murmur:
+            h0, h1, h2, h3 = murmur_base_hashes(key)
+        else:
+            h0, h1, h2, h3 = _unpack_sha(_sha256(key).digest())
         m = self._m
         bits = self._bits
         # location(i) = h[i%2] + i*h[2+(((i+(i%2))%4)/2)], taken mod 2^64 then mod m.

@@ -16,6 +16,7 @@ the Python tests check that every answer here is either None or Go's exact strin
 
 from __future__ import annotations
 
+import re
 from typing import Final, Iterable, Optional
 
 __all__ = ["Canonicalizer", "canonical_url", "AGGRESSIVE", "SAFE"]
@@ -35,12 +36,16 @@ DEFAULT_INDEX_PAGES: Final = (
     "index.jsp", "index.cgi", "default.htm", "default.html", "default.asp", "default.aspx",
 )
 
-_LETTERS: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_DIGITS: Final = "0123456789"
-# Go's pathOK and queryOK (urlnorm/fastpath.go): what the fast path takes as it is.
-_PATH_OK: Final = frozenset(_LETTERS + _DIGITS + "-._~!$&()*+,;=:@/%")
-_QUERY_OK: Final = _PATH_OK | {"?"}
-_HOST_OK: Final = frozenset(_LETTERS.lower() + _DIGITS + "-.")
+# The subset in one match: scheme, host (ASCII labels, none empty but for a final dot,
+# none starting with "xn--" or with or ending in "-", the last starting with a letter, so
+# never an IP address), port digits, and a path and query of the bytes Go's fast path
+# takes as they are (pathOK and queryOK in urlnorm/fastpath.go).
+_LABEL = r"(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_URL_RE: Final = re.compile(
+    r"(https?)://((?:" + _LABEL + r"\.)*(?!xn--)[a-z](?:[a-z0-9-]*[a-z0-9])?)\.?"
+    r"(?::([0-9]*))?(/[A-Za-z0-9\-._~!$&()*+,;=:@/%]*)?(?:\?([A-Za-z0-9\-._~!$&()*+,;=:@/%?]*))?(?:#(.*))?\Z",
+    re.IGNORECASE | re.DOTALL | re.ASCII,  # ASCII: no Kelvin sign for a k
+)
 _HEX: Final = "0123456789ABCDEF"
 
 
@@ -75,7 +80,7 @@ def _decode(s: str) -> str:
 
 
 def _encode(s: str, enc: frozenset[str]) -> str:
-    if not any(c in enc for c in s):
+    if enc.isdisjoint(s):
         return s
     return "".join("%" + _HEX[ord(c) >> 4] + _HEX[ord(c) & 15] if c in enc else c for c in s)
 
@@ -94,7 +99,9 @@ def _is_dots(seg: str) -> tuple[bool, bool]:
 
 
 def _resolve_dots(path: str) -> str:
-    if not path.startswith("/") or ("." not in path and "%2" not in path):
+    # A dot segment starts right after a "/" with "." or "%2e": Go checks for any "."
+    # or "%2", which gives the same answers, more slowly here.
+    if not path.startswith("/") or ("/." not in path and "/%2" not in path):
         return path
     out: list[str] = []  # segments, each written after a "/"
     segs = path[1:].split("/")
@@ -128,8 +135,10 @@ class _Names:
         self.prefixes = tuple(prefixes)
 
     def has(self, name: str) -> bool:
-        low = name.encode("latin-1").lower().decode("latin-1")
-        return low in self.exact or (bool(self.prefixes) and low.startswith(self.prefixes))
+        # Go lowers ASCII letters only; str.lower() differs from that only on non-ASCII
+        # letters, which no ASCII entry matches either way.
+        low = name.lower()
+        return low in self.exact or low.startswith(self.prefixes)  # False for no prefixes
 
 
 class Canonicalizer:
@@ -149,8 +158,8 @@ class Canonicalizer:
         if profile not in (SAFE, AGGRESSIVE):
             raise ValueError(f"neardup: URL profile {profile!r}: use 'aggressive' or 'safe' (whatwg is not supported here)")
         self.aggressive = profile == AGGRESSIVE
-        self._tracking = _Names(tracking_params)
         self._sessions = _Names(session_params)
+        self._dropped = _Names(list(tracking_params) + list(session_params))
         self._index = _Names(index_pages)
 
     def canonicalize(self, raw: str) -> Optional[str]:
@@ -158,92 +167,68 @@ class Canonicalizer:
 
         None never means the URL is invalid, only that the service must be asked.
         """
+        m = _URL_RE.match(raw)
+        if m is None:
+            return None
+        scheme, host, port, path, query, frag = m.groups()
         # The fragment never reaches the server and every profile drops it, so what it
-        # holds cannot change the key; only the rest must be in the subset.
-        raw, hashmark, frag = raw.partition("#")
-        if hashmark and not (frag.isascii() and (frag.isprintable() or frag.replace(" ", "").isprintable())):
+        # holds cannot change the key (the regular expression vetted the rest).
+        if frag and not (frag.isascii() and frag.isprintable()):
             return None
-        lower = raw[:8].lower()
-        if lower.startswith("http://"):
-            scheme, rest = "http", raw[7:]
-        elif lower.startswith("https://"):
-            scheme, rest = "https", raw[8:]
-        else:
-            return None
-        if not rest or not raw.isascii() or not raw.isprintable() or " " in raw:
-            return None
-        end = len(rest)
-        for sep in "/?#":
-            i = rest.find(sep, 0, end)
-            if i >= 0:
-                end = i
-        host, has_port, port = rest[:end].partition(":")
-        host = self._host(host)
-        if host is None:
-            return None
-        if has_port:
-            if port and not port.isdigit():
-                return None
+        scheme = scheme.lower()
+        host = host.lower()
+        if self.aggressive and host.startswith("www"):
+            host = _strip_www(host)
+        if port is not None:
             port = port.lstrip("0") or ("0" if port else "")
             if len(port) > 5 or (len(port) == 5 and port > "65535"):
                 return None
             if port == ("80" if scheme == "http" else "443"):
                 port = ""
-        rest = rest[end:]
-        path, qmark, query = rest.partition("?")
-        if not _PATH_OK.issuperset(path) or not _QUERY_OK.issuperset(query):
-            return None
-        return self._finish(scheme, host, port, path or "/", qmark, query)
-
-    def _host(self, host: str) -> Optional[str]:
-        host = host.lower()
-        labels = host[:-1] if host.endswith(".") else host
-        if not labels or not _HOST_OK.issuperset(labels):
-            return None
-        parts = labels.split(".")
-        for label in parts:
-            if not label or label[0] == "-" or label[-1] == "-" or label.startswith("xn--"):
-                return None
-        if not parts[-1][0].isalpha():
-            return None  # an IPv4 address or a host the standard rejects: ask Go
-        host = labels  # leading, trailing and repeated dots: only a trailing one is left
-        if self.aggressive:
-            host = _strip_www(host)
-        return host
-
-    def _finish(self, scheme: str, host: str, port: str, path: str, qmark: str, query: str) -> str:
-        path = _resolve_dots(path)  # the standard's parse, before the semantic steps
         if self.aggressive and scheme == "https":
             scheme = "http"
             if port == "80":
                 port = ""
-        path = _encode(_decode(path), _SEM_PATH)
-        if not path.startswith("/"):
-            path = "/" + path
-        if self.aggressive:
-            path = _drop_aspnet_session(self._drop_path_params(path))
-        path = _resolve_dots(path)
-        if "//" in path:
-            while "//" in path:
-                path = path.replace("//", "/")
-        if path == "":
-            path = "/"
-        if self.aggressive:
-            path = self._drop_index_page(path)
+        path = self._path(path or "/")
         if query:
             query = self._recode_query(query)
-        if self.aggressive and query == "":
-            qmark = ""
-        return scheme + "://" + host + (":" + port if port else "") + path + (qmark and "?" + query)
+        qmark = "?" if query is not None and (query or not self.aggressive) else ""
+        return scheme + "://" + host + (":" + port if port else "") + path + (qmark and qmark + query)
+
+    def _path(self, path: str) -> str:
+        """Go's path steps: the parse's dot segments, then Safe's and Aggressive's."""
+        if "/." in path or "/%2" in path:
+            path = _resolve_dots(path)
+        if "%" in path:  # else decoding is nothing, and no byte of pathOK is encoded
+            path = _encode(_decode(path), _SEM_PATH)
+            if not path.startswith("/"):
+                path = "/" + path
+        if self.aggressive:
+            if ";" in path:
+                path = self._drop_path_params(path)
+            if "/(" in path:
+                path = _drop_aspnet_session(path)
+        if "/." in path or "/%2" in path:
+            path = _resolve_dots(path)
+        while "//" in path:
+            path = path.replace("//", "/")
+        if path == "":
+            return "/"  # an ASP.NET session segment was the whole path
+        if self.aggressive:
+            path = self._drop_index_page(path)
+        return path
 
     def _recode_query(self, query: str) -> str:
         kept = []
         for p in query.split("&"):
             name, eq, value = p.partition("=")
-            name = _encode(_decode(name), _SEM_QUERY)
-            if self.aggressive and (p == "" or self._tracking.has(name) or self._sessions.has(name)):
+            if "%" in name:  # else only "=" and "&" of queryOK would be encoded: none here
+                name = _encode(_decode(name), _SEM_QUERY)
+            if self.aggressive and (p == "" or self._dropped.has(name)):
                 continue
-            kept.append(name + "=" + _encode(_decode(value), _SEM_QUERY) if eq else name)
+            if "%" in value or "=" in value:
+                value = _encode(_decode(value), _SEM_QUERY)
+            kept.append(name + "=" + value if eq else name)
         # Go sorts the byte strings; Latin-1 code points sort the same way.
         kept.sort()
         return "&".join(kept)
@@ -269,6 +254,8 @@ class Canonicalizer:
             path = path[end:]
 
     def _drop_index_page(self, path: str) -> str:
+        if path[-1] != "/" and not self._index.has(path[path.rfind("/") + 1 :]):
+            return path  # the common case, in one test
         while True:
             if len(path) > 1 and path.endswith("/"):
                 path = path.rstrip("/") or "/"
