@@ -132,7 +132,11 @@ func FuzzReadKeyFilter(f *testing.F) {
 	var buf bytes.Buffer
 	kf.WriteTo(&buf)
 	f.Add(buf.Bytes())
+	if v1, err := os.ReadFile("testdata/keyfilter-v1.snap"); err == nil {
+		f.Add(v1) // a version 1 snapshot, read by the MurmurHash3 positions
+	}
 	f.Add([]byte("NDKEYFLT\x01\x00\x00\x00"))
+	f.Add([]byte("NDKEYFLT\x03\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ReadKeyFilter(bytes.NewReader(data))
 		if err != nil {
