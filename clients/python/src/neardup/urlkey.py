@@ -145,7 +145,8 @@ class Canonicalizer:
     """Canonicalizes the common crawled URL as the service does, or declines.
 
     profile is "aggressive" (the service's default) or "safe"; the lists default to
-    Go's defaults. A Canonicalizer is immutable and may be shared by threads.
+    Go's defaults. A Canonicalizer may be shared by threads: its only state is a cache
+    of canonical hosts, changed by single dict operations.
     """
 
     def __init__(
@@ -158,6 +159,7 @@ class Canonicalizer:
         if profile not in (SAFE, AGGRESSIVE):
             raise ValueError(f"neardup: URL profile {profile!r}: use 'aggressive' or 'safe' (whatwg is not supported here)")
         self.aggressive = profile == AGGRESSIVE
+        self._hosts: dict[str, str] = {}  # host as given -> canonical host
         self._sessions = _Names(session_params)
         self._dropped = _Names(list(tracking_params) + list(session_params))
         self._index = _Names(index_pages)
@@ -176,9 +178,16 @@ class Canonicalizer:
         if frag and not (frag.isascii() and frag.isprintable()):
             return None
         scheme = scheme.lower()
-        host = host.lower()
-        if self.aggressive and host.startswith("www"):
-            host = _strip_www(host)
+        h = self._hosts.get(host)
+        if h is None:
+            # A crawl meets few hosts, many times each: their steps are remembered.
+            h = host.lower()
+            if self.aggressive and h.startswith("www"):
+                h = _strip_www(h)
+            if len(self._hosts) >= 4096:
+                self._hosts.clear()
+            self._hosts[host] = h
+        host = h
         if port is not None:
             port = port.lstrip("0") or ("0" if port else "")
             if len(port) > 5 or (len(port) == 5 and port > "65535"):
