@@ -40,6 +40,23 @@ class ScrapyTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             _on_error(Settings({"NEARDUP_ON_ERROR": "maybe"}))
 
+    def test_service_down_at_start(self) -> None:
+        # No service: the middleware starts without a pre-screen, and lets requests
+        # through (NEARDUP_ON_ERROR keep) while the service does not answer.
+        class Crawler:
+            settings = Settings({"NEARDUP_URL": "http://127.0.0.1:9", "NEARDUP_RETRIES": 0, "NEARDUP_TIMEOUT": 1})
+            stats = Stats()
+
+            class signals:
+                @staticmethod
+                def connect(*a: object, **k: object) -> None:
+                    pass
+
+        with self.assertLogs("neardup.scrapy", "WARNING"):
+            mw = NeardupDownloaderMiddleware.from_crawler(Crawler)
+        self.assertIsNone(mw.prescreen)
+        self.assertIsNone(mw._known("http://example.com/"))
+
     def test_pipeline_decides_by_verdict(self) -> None:
         stats = Stats()
         p = NeardupPipeline(_client(Settings({"NEARDUP_URL": "http://127.0.0.1:1"})), stats, frozenset({"unique"}), True, "keep")

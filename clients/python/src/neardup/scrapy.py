@@ -34,6 +34,7 @@ A request with ``meta["neardup_skip"]`` set, or ``dont_filter``, is not screened
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Dict, Optional
 
 from scrapy import signals
@@ -45,6 +46,8 @@ from .errors import NeardupError
 from .prescreen import Prescreen
 
 __all__ = ["NeardupDownloaderMiddleware", "NeardupPipeline", "page_item"]
+
+logger = logging.getLogger(__name__)
 
 _DEFAULT_KEEP = ("unique", "changed")
 _PROBE_TEXT = "neardup url probe: a text no crawled page has"
@@ -102,7 +105,12 @@ class NeardupDownloaderMiddleware:
         client = _client(s)
         prescreen = None
         if s.getbool("NEARDUP_PRESCREEN", True):
-            prescreen = Prescreen(client, every=s.getfloat("NEARDUP_PRESCREEN_EVERY", 60.0))
+            try:
+                prescreen = Prescreen(client, every=s.getfloat("NEARDUP_PRESCREEN_EVERY", 60.0))
+            except NeardupError as e:
+                # The crawl starts anyway; every URL is then asked of the service, and
+                # NEARDUP_ON_ERROR decides while it does not answer.
+                logger.warning("neardup: no pre-screen: %s", e)
         mw = cls(client, crawler.stats, prescreen, s.getbool("NEARDUP_SKIP_KNOWN_URLS", True), _on_error(s))
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
