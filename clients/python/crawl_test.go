@@ -19,12 +19,11 @@ import (
 	"github.com/neardup/neardup/internal/testtool"
 )
 
-// TestPythonUnit runs the Python client's unit tests (clients/python/tests) with the
-// first python3 on the PATH, against a real neardup serve: the scripted-server tests,
-// the OpenAPI and cross-language vector tests, the service tests, and the Scrapy
-// component tests when that python3 has Scrapy.
+// TestPythonUnit runs the Python client's unit tests (clients/python/tests) against a
+// real neardup serve: the scripted-server tests, the OpenAPI and cross-language vector
+// tests, the service tests, and the Scrapy component tests when Scrapy is installed.
 func TestPythonUnit(t *testing.T) {
-	py := testtool.Path(t, "python3")
+	py := python(t)
 	base := startServe(t, buildNeardup(t))
 	cmd := exec.Command(py, "-m", "unittest", "discover", "-s", "tests", "-v")
 	cmd.Env = append(os.Environ(), "PYTHONPATH=src", "NEARDUP_TEST_URL="+base, "PYTHONDONTWRITEBYTECODE=1")
@@ -188,6 +187,22 @@ func runCrawl(t testing.TB, scrapy, start, service string, withNeardup bool) cra
 		c.items = append(c.items, it)
 	}
 	return c
+}
+
+// python returns the interpreter of the scrapy command when there is one (Debian's
+// python3-scrapy runs /usr/bin/python3, which a python3 earlier on the PATH may not
+// be), so that the Scrapy component tests run too, or else the first python3.
+func python(t testing.TB) string {
+	t.Helper()
+	if s, err := exec.LookPath("scrapy"); err == nil {
+		if b, err := os.ReadFile(s); err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if f := strings.Fields(strings.TrimPrefix(line, "#!")); len(f) == 1 && filepath.IsAbs(f[0]) {
+				return f[0]
+			}
+		}
+	}
+	return testtool.Path(t, "python3")
 }
 
 // buildNeardup builds the neardup command into a temporary directory.

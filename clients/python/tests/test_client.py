@@ -73,9 +73,14 @@ class ClientTest(unittest.TestCase):
         self.addCleanup(self.srv.shutdown)
         self.addCleanup(self.srv.server_close)
 
+    def client(self, **kw: Any) -> Client:
+        c = Client(self.url, **kw)
+        self.addCleanup(c.close)
+        return c
+
     def test_add_sends_token_and_json(self) -> None:
         self.script.replies.append(js(200, VERDICT))
-        c = Client(self.url, token="tok")
+        c = self.client(token="tok")
         v = c.add(Document(id="a", url="http://example.com/", html=b"<p>caf\xc3\xa9</p>", priority=2))
         self.assertEqual(v.verdict, "unique")
         method, path, headers, body, _ = self.script.requests[0]
@@ -85,21 +90,21 @@ class ClientTest(unittest.TestCase):
 
     def test_non_utf8_html_goes_as_base64(self) -> None:
         self.script.replies.append(js(200, VERDICT))
-        Client(self.url).check(Document(id="a", html=b"<p>caf\xe9</p>", content_type="text/html; charset=latin-1"))
+        self.client().check(Document(id="a", html=b"<p>caf\xe9</p>", content_type="text/html; charset=latin-1"))
         body = json.loads(self.script.requests[0][3])
         self.assertEqual(body["html_base64"], "PHA+Y2Fm6TwvcD4=")
         self.assertNotIn("html", body)
 
     def test_gzip(self) -> None:
         self.script.replies.append(js(200, VERDICT))
-        Client(self.url, gzip=True).add(Document(id="a", text="word " * 1000))
+        self.client(gzip=True).add(Document(id="a", text="word " * 1000))
         _, _, headers, body, _ = self.script.requests[0]
         self.assertEqual(headers["Content-Encoding"], "gzip")
         self.assertEqual(json.loads(gzip.decompress(body))["text"], "word " * 1000)
 
     def test_retry_after_is_honoured(self) -> None:
         self.script.replies += [err(429, "overloaded", Retry_After="1"), js(200, VERDICT)]
-        c = Client(self.url, backoff=0.001, max_backoff=0.001)
+        c = self.client(backoff=0.001, max_backoff=0.001)
         c.add(Document(id="a", text="x"))
         t = [r[4] for r in self.script.requests]
         self.assertEqual(len(t), 2)
@@ -107,7 +112,7 @@ class ClientTest(unittest.TestCase):
 
     def test_retries_503_then_gives_up_with_the_code(self) -> None:
         self.script.replies += [err(503, "not_ready")] * 3
-        c = Client(self.url, retries=2, backoff=0.001, max_backoff=0.002)
+        c = self.client(retries=2, backoff=0.001, max_backoff=0.002)
         with self.assertRaises(APIError) as cm:
             c.check(Document(id="a", text="x"))
         self.assertEqual((cm.exception.status, cm.exception.code), (503, "not_ready"))
@@ -116,21 +121,21 @@ class ClientTest(unittest.TestCase):
     def test_long_retry_after_ends_retries(self) -> None:
         self.script.replies += [err(429, "overloaded", Retry_After="3600")]
         with self.assertRaises(APIError) as cm:
-            Client(self.url).check(Document(id="a", text="x"))
+            self.client().check(Document(id="a", text="x"))
         self.assertEqual(cm.exception.code, "overloaded")
         self.assertEqual(len(self.script.requests), 1)
 
     def test_400_is_not_retried(self) -> None:
         self.script.replies += [err(400, "invalid_document")]
         with self.assertRaises(APIError) as cm:
-            Client(self.url).add(Document(id="a"))
+            self.client().add(Document(id="a"))
         self.assertEqual((cm.exception.status, cm.exception.code), (400, "invalid_document"))
         self.assertEqual(len(self.script.requests), 1)
 
     def test_proxy_page_error(self) -> None:
         self.script.replies += [lambda: (502, {"Content-Type": "text/html"}, b"<h1>Bad   gateway</h1>")]
         with self.assertRaises(APIError) as cm:
-            Client(self.url, retries=0).stats()
+            self.client(retries=0).stats()
         self.assertEqual((cm.exception.status, cm.exception.code), (502, ""))
         self.assertIn("Bad gateway", cm.exception.message)
 
@@ -140,7 +145,7 @@ class ClientTest(unittest.TestCase):
             return 200, {}, b"{}"
 
         self.script.replies += [slow, slow]
-        c = Client(self.url, timeout=0.1, retries=1, backoff=0.001)
+        c = self.client(timeout=0.1, retries=1, backoff=0.001)
         start = time.monotonic()
         with self.assertRaises(TransportError):
             c.stats()
@@ -148,7 +153,7 @@ class ClientTest(unittest.TestCase):
 
     def test_get_and_delete_missing(self) -> None:
         self.script.replies += [err(404, "not_found"), err(404, "not_found"), js(200, {"id": "a/b", "deleted": True})]
-        c = Client(self.url)
+        c = self.client()
         self.assertIsNone(c.get("x"))
         self.assertFalse(c.delete("x"))
         self.assertTrue(c.delete("a/b"))
@@ -162,14 +167,14 @@ class ClientTest(unittest.TestCase):
                             + [{"error": {"code": "duplicate_id", "message": "m"}}]})
 
         self.script.replies += [err(413, "too_many_documents"), results(2), results(2)]
-        out = Client(self.url, batch_size=4).batch(docs)
+        out = self.client(batch_size=4).batch(docs)
         self.assertEqual(len(out), 4)
         self.assertEqual(out[1].error.code, "duplicate_id")  # type: ignore[union-attr]
         self.assertEqual(len(json.loads(self.script.requests[1][3])["documents"]), 2)
 
     def test_prescreen_filter_etag(self) -> None:
         self.script.replies += [lambda: (200, {"ETag": '"e1"'}, b"bytes"), lambda: (304, {"ETag": '"e1"'}, b"")]
-        c = Client(self.url)
+        c = self.client()
         self.assertEqual(c.prescreen_filter(), (b"bytes", '"e1"'))
         self.assertEqual(c.prescreen_filter('"e1"'), (None, '"e1"'))
         self.assertEqual(self.script.requests[1][2]["If-None-Match"], '"e1"')
