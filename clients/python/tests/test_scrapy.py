@@ -60,7 +60,7 @@ class ScrapyTest(unittest.TestCase):
     def test_pipeline_decides_by_verdict(self) -> None:
         stats = Stats()
         p = NeardupPipeline(_client(Settings({"NEARDUP_URL": "http://127.0.0.1:1"})), stats, frozenset({"unique"}), True, "keep")
-        item = {"url": "http://example.com/", "html": b"<p>x</p>"}
+        item: dict = {"url": "http://example.com/", "html": b"<p>x</p>"}
         self.assertIs(p._decide(Verdict(id="a", verdict="unique", survivor="a", added=True), item), item)
         self.assertEqual(item["neardup"]["verdict"], "unique")
         with self.assertRaises(DropItem):

@@ -26,6 +26,9 @@ def load() -> dict:
 
 
 class VectorTest(unittest.TestCase):
+    v: dict
+    filter: KeyFilter
+
     @classmethod
     def setUpClass(cls) -> None:
         cls.v = load()

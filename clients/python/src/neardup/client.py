@@ -187,7 +187,7 @@ class Client:
     # --- transport -----------------------------------------------------------------
 
     def _conn(self) -> http.client.HTTPConnection:
-        c = getattr(self._local, "conn", None)
+        c: Optional[http.client.HTTPConnection] = getattr(self._local, "conn", None)
         if c is None:
             cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
             c = cls(self._host, self._port, timeout=self.timeout)
@@ -303,8 +303,8 @@ class Client:
                 if r.get("verdict") is not None:
                     out.append(BatchResult(verdict=Verdict.from_json(r["verdict"])))
                 else:
-                    e = r.get("error") or {}
-                    out.append(BatchResult(error=APIError(0, e.get("code", ""), e.get("message", ""))))
+                    ie = r.get("error") or {}
+                    out.append(BatchResult(error=APIError(0, ie.get("code", ""), ie.get("message", ""))))
             i += len(chunk)
         return out
 
@@ -312,7 +312,8 @@ class Client:
         """Return the stored document (``GET /v1/documents/{id}``) as the service's JSON
         object, or None when no document has that id."""
         try:
-            return self._call("GET", "/v1/documents/" + urllib.parse.quote(doc_id, safe=""))
+            doc: Dict[str, Any] = self._call("GET", "/v1/documents/" + urllib.parse.quote(doc_id, safe=""))
+            return doc
         except APIError as e:
             if e.status == 404 and e.code == "not_found":
                 return None

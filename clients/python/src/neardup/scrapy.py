@@ -35,11 +35,11 @@ A request with ``meta["neardup_skip"]`` set, or ``dont_filter``, is not screened
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from scrapy import signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
-from twisted.internet.threads import deferToThread
+from twisted.internet import threads
 
 from .client import Client, Document, Verdict
 from .errors import NeardupError
@@ -48,6 +48,10 @@ from .prescreen import Prescreen
 __all__ = ["NeardupDownloaderMiddleware", "NeardupPipeline", "page_item"]
 
 logger = logging.getLogger(__name__)
+
+# Twisted's deferToThread, typed for callers: it runs f(*args) in the reactor's thread
+# pool and returns a Deferred of the result.
+_in_thread: Callable[..., Any] = threads.deferToThread
 
 _DEFAULT_KEEP = ("unique", "changed")
 _PROBE_TEXT = "neardup url probe: a text no crawled page has"
@@ -126,7 +130,7 @@ class NeardupDownloaderMiddleware:
             self.stats.inc_value("neardup/url-new")
             return None
         self.stats.inc_value("neardup/url-asked")
-        d = deferToThread(self._known, request.url)
+        d = _in_thread(self._known, request.url)
         d.addCallback(self._decide, request)
         return d
 
@@ -176,7 +180,7 @@ class NeardupPipeline:
         if html is None:
             return item  # not a page: nothing to judge
         doc = Document(id=str(item.get("id") or url), url=url, html=html, content_type=item.get("content_type"))
-        d = deferToThread(self._post, doc)
+        d = _in_thread(self._post, doc)
         d.addCallback(self._decide, item)
         return d
 
