@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -18,18 +19,25 @@ import (
 // the false-positive rate it was sized for, as long as it holds no more keys than it was
 // sized for.
 //
-// Bits are chosen by bits-and-blooms/bloom (murmur3, double hashing), whose positions for
-// a key, like the snapshot format below, are pinned by golden tests: a filter written by
-// one version of neardup is read by the next.
+// The bit set is bits-and-blooms/bloom's. A key's k bit positions combine four 64-bit
+// base hashes as that library's double hashing does; since snapshot version 2 the base
+// hashes are the four little-endian words of the key's SHA-256, which every language has
+// in its standard library at native speed (a Python crawler screens URLs from the same
+// snapshot with hashlib), where version 1, still read, used the library's own
+// MurmurHash3, which Python would have to compute in pure Python, ten times slower.
+// Positions and the format are pinned by golden tests and by cross-language vectors
+// (client/prescreen/testdata/vectors.json): a filter written by one version of neardup
+// is read by the next.
 //
 // A KeyFilter's read methods (HasURL, HasExact, Len, Capacity, FalsePositiveRate,
 // WriteTo) may run concurrently with each other, so a filter that is no longer added to
 // can be shared; AddURL and AddExact need the filter to themselves.
 type KeyFilter struct {
-	f     *bloom.BloomFilter
-	n     uint64  // keys it was sized for
-	rate  float64 // false-positive rate it was sized for
-	count uint64  // keys added
+	f      *bloom.BloomFilter
+	n      uint64  // keys it was sized for
+	rate   float64 // false-positive rate it was sized for
+	count  uint64  // keys added
+	murmur bool    // version 1 positions: bits-and-blooms' MurmurHash3 base hashes
 }
 
 // NewKeyFilter returns a filter sized for n keys at the false-positive rate fp: m =
@@ -56,26 +64,58 @@ func exactKey(dst []byte, h Hash) []byte {
 	return append(append(dst, exactKeyPrefix), h[:]...)
 }
 
-// AddURL adds a canonical URL (see urlnorm).
-func (f *KeyFilter) AddURL(canonical string) {
-	f.f.Add(urlKey(nil, canonical))
-	f.count++
+// locations returns the key's k bit positions before the modulo m, in dst's storage:
+// bits-and-blooms' combination of four base hashes, here the words of its SHA-256.
+func (f *KeyFilter) locations(dst *[maxFilterHashes]uint64, key []byte) []uint64 {
+	sum := sha256.Sum256(key)
+	var h [4]uint64
+	for i := range h {
+		h[i] = binary.LittleEndian.Uint64(sum[8*i:])
+	}
+	k := f.f.K()
+	for i := range uint64(k) {
+		dst[i] = h[i%2] + i*h[2+(((i+(i%2))%4)/2)]
+	}
+	return dst[:k]
 }
+
+func (f *KeyFilter) add(key []byte) {
+	f.count++
+	if f.murmur {
+		f.f.Add(key)
+		return
+	}
+	var buf [maxFilterHashes]uint64
+	m, bits := uint64(f.f.Cap()), f.f.BitSet()
+	for _, l := range f.locations(&buf, key) {
+		bits.Set(uint(l % m))
+	}
+}
+
+func (f *KeyFilter) test(key []byte) bool {
+	if f.murmur {
+		return f.f.Test(key)
+	}
+	var buf [maxFilterHashes]uint64
+	return f.f.TestLocations(f.locations(&buf, key))
+}
+
+// AddURL adds a canonical URL (see urlnorm).
+func (f *KeyFilter) AddURL(canonical string) { f.add(urlKey(nil, canonical)) }
 
 // AddExact adds an exact-content hash (Fingerprints.Main).
 func (f *KeyFilter) AddExact(h Hash) {
 	var buf [1 + len(h)]byte
-	f.f.Add(exactKey(buf[:0], h))
-	f.count++
+	f.add(exactKey(buf[:0], h))
 }
 
 // HasURL reports whether the canonical URL may have been added; false is certain.
-func (f *KeyFilter) HasURL(canonical string) bool { return f.f.Test(urlKey(nil, canonical)) }
+func (f *KeyFilter) HasURL(canonical string) bool { return f.test(urlKey(nil, canonical)) }
 
 // HasExact reports whether the hash may have been added; false is certain.
 func (f *KeyFilter) HasExact(h Hash) bool {
 	var buf [1 + len(h)]byte
-	return f.f.Test(exactKey(buf[:0], h))
+	return f.test(exactKey(buf[:0], h))
 }
 
 // Len returns the number of keys added (a key added twice counts twice).
@@ -94,8 +134,11 @@ func (f *KeyFilter) FalsePositiveRate() float64 {
 // (bits-and-blooms' binary form: m, k, then the bit set's words, big-endian), and the
 // CRC-32C of everything before it.
 const (
-	filterMagic   = "NDKEYFLT"
-	filterVersion = 1
+	filterMagic = "NDKEYFLT"
+	// filterVersion is what WriteTo writes; ReadKeyFilter reads it and
+	// filterVersionMurmur, whose positions come from MurmurHash3.
+	filterVersion       = 2
+	filterVersionMurmur = 1
 	// maxFilterBytes bounds what ReadKeyFilter accepts: 2^34 bits, a filter for more
 	// than a billion keys at 1%.
 	maxFilterBytes = 1 << 31
@@ -110,7 +153,11 @@ func (f *KeyFilter) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("neardup: key filter: %w", err)
 	}
-	sw := snapfile.NewWriter(w, "neardup", filterMagic, filterVersion, 32+len(body))
+	version := uint32(filterVersion)
+	if f.murmur {
+		version = filterVersionMurmur
+	}
+	sw := snapfile.NewWriter(w, "neardup", filterMagic, version, 32+len(body))
 	sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, f.n)
 	sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, math.Float64bits(f.rate))
 	sw.Buf = binary.LittleEndian.AppendUint64(sw.Buf, f.count)
@@ -125,7 +172,8 @@ func (f *KeyFilter) WriteTo(w io.Writer) (int64, error) {
 func ReadKeyFilter(r io.Reader) (*KeyFilter, error) {
 	sr := snapfile.NewReader(r, "neardup", ErrFilter)
 	var hdr [32]byte
-	if err := sr.Header(filterMagic, filterVersion, hdr[:]); err != nil {
+	version, err := sr.HeaderVersions(filterMagic, filterVersionMurmur, filterVersion, hdr[:])
+	if err != nil {
 		return nil, err
 	}
 	n := binary.LittleEndian.Uint64(hdr[0:])
@@ -154,7 +202,7 @@ func ReadKeyFilter(r io.Reader) (*KeyFilter, error) {
 	if f.K() == 0 || f.K() > maxFilterHashes || f.Cap() == 0 || uint64(f.Cap()) > 8*size {
 		return nil, fmt.Errorf("%w: bloom filter with m=%d bits and k=%d in %d bytes", ErrFilter, f.Cap(), f.K(), size)
 	}
-	return &KeyFilter{f: f, n: n, rate: rate, count: count}, nil
+	return &KeyFilter{f: f, n: n, rate: rate, count: count, murmur: version == filterVersionMurmur}, nil
 }
 
 // clone returns a deep copy.

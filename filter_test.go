@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"testing"
 )
@@ -53,8 +54,9 @@ func TestKeyFilter(t *testing.T) {
 	}
 }
 
-// TestKeyFilterGolden pins the bit positions (bits-and-blooms' murmur3 double hashing)
-// and the snapshot format: clients keep filters written by earlier versions.
+// TestKeyFilterGolden pins the bit positions (SHA-256 base hashes, bits-and-blooms'
+// double hashing) and the snapshot format: clients keep filters written by earlier
+// versions. client/prescreen's TestPythonVectors pins them for other languages.
 func TestKeyFilterGolden(t *testing.T) {
 	f, _ := NewKeyFilter(100, 0.01)
 	f.AddURL("http://example.com/")
@@ -64,7 +66,7 @@ func TestKeyFilterGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	const want = "fb942aeefeaa15693d6670ad0d53dabbfd40c8a8401ae6de2762d0ac1998b9cb"
+	const want = "f8c394b8ff2cc8021ff86aab2139dbaaa6b5cdf68106939f84015726e17abb9c"
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("snapshot sha256 %s, want %s (%d bytes)", got, want, buf.Len())
 	}
@@ -77,6 +79,32 @@ func TestKeyFilterGolden(t *testing.T) {
 	}
 	if g.HasURL("http://example.com/x") {
 		t.Error("round trip: false positive on a 2-key filter")
+	}
+}
+
+// TestKeyFilterVersion1 reads a version 1 snapshot (MurmurHash3 positions), as the
+// service wrote them before version 2, and writes it back unchanged.
+func TestKeyFilterVersion1(t *testing.T) {
+	v1, err := os.ReadFile("testdata/keyfilter-v1.snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadKeyFilter(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.HasURL("http://example.com/") || !f.HasExact(Hash(sha256.Sum256(nil))) || f.Len() != 2 {
+		t.Error("version 1 snapshot: lost keys")
+	}
+	if f.HasURL("http://example.com/x") {
+		t.Error("version 1 snapshot: false positive on a 2-key filter")
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), v1) {
+		t.Error("version 1 snapshot written back differs")
 	}
 }
 
@@ -104,7 +132,11 @@ func FuzzReadKeyFilter(f *testing.F) {
 	var buf bytes.Buffer
 	kf.WriteTo(&buf)
 	f.Add(buf.Bytes())
+	if v1, err := os.ReadFile("testdata/keyfilter-v1.snap"); err == nil {
+		f.Add(v1) // a version 1 snapshot, read by the MurmurHash3 positions
+	}
 	f.Add([]byte("NDKEYFLT\x01\x00\x00\x00"))
+	f.Add([]byte("NDKEYFLT\x03\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ReadKeyFilter(bytes.NewReader(data))
 		if err != nil {

@@ -81,17 +81,28 @@ func NewReader(r io.Reader, pkg string, bad error) *Reader {
 // Header reads the magic and version, checks them against magic and version, and reads
 // the index's own header fields into rest.
 func (sr *Reader) Header(magic string, version uint32, rest []byte) error {
+	_, err := sr.HeaderVersions(magic, version, version, rest)
+	return err
+}
+
+// HeaderVersions is Header for a format that has several versions, from oldest to
+// newest, all still read: it returns the snapshot's version.
+func (sr *Reader) HeaderVersions(magic string, oldest, newest uint32, rest []byte) (uint32, error) {
 	head := make([]byte, len(magic)+4)
 	if err := sr.ReadFull(head, "header"); err != nil {
-		return err
+		return 0, err
 	}
 	if string(head[:len(magic)]) != magic {
-		return fmt.Errorf("%w: magic %q is not %q: not an index snapshot", sr.bad, head[:len(magic)], magic)
+		return 0, fmt.Errorf("%w: magic %q is not %q: not an index snapshot", sr.bad, head[:len(magic)], magic)
 	}
-	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != version {
-		return fmt.Errorf("%w: version %d is unknown; this package reads version %d", sr.bad, v, version)
+	v := binary.LittleEndian.Uint32(head[len(magic):])
+	if v < oldest || v > newest {
+		if oldest == newest {
+			return 0, fmt.Errorf("%w: version %d is unknown; this package reads version %d", sr.bad, v, newest)
+		}
+		return 0, fmt.Errorf("%w: version %d is unknown; this package reads versions %d to %d", sr.bad, v, oldest, newest)
 	}
-	return sr.ReadFull(rest, "header")
+	return v, sr.ReadFull(rest, "header")
 }
 
 // ReadFull reads exactly len(p) bytes, part naming them in errors. Running out of input
