@@ -1,0 +1,148 @@
+package redisstore
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/store"
+)
+
+// Keys. Postings and records live in buckets: Redis hashes whose fields are the
+// postings' keys (or the records' ids), so that a posting costs a hash field, a few
+// bytes in a listpack, instead of a Redis key of its own (its name, its dict entry and
+// its object, some 100 bytes). Every bucket has a twin, the same name followed by "L",
+// in the same slot (the same hash tag), that holds the pending transactions' intents on
+// its fields and is absent when there are none. Which bucket a posting is in is a hash
+// of its namespace and key, never the caller's bytes, which may hold braces.
+//
+//	prefix:{p<ns>.<bucket>}   posting bucket: key -> ids, decimal, comma-separated, ascending
+//	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record
+//	prefix:{...}L             the intents on a bucket's fields: field -> txn (16 bytes) + intent
+//	prefix:{<txn hex>}:t      a transaction's status: "c" committed, "a" aborted
+//	prefix:{id}:n             the id counter (8 bytes, big-endian)
+//	prefix:{count}:<ns>       the count of a namespace's postings
+//	prefix:{meta}:buckets     the number of buckets, fixed when the store is first opened
+
+// bucketOf returns the bucket of a posting's key or a record's id, given the field's
+// hash, among n (a power of two).
+func bucketOf(h uint64, n int) uint64 { return h & uint64(n-1) }
+
+// postingBucket returns the bucket key and the field of the posting (ns, key).
+func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
+	h := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(key)), uint16(ns))
+	h = append(h, key...)
+	b := bucketOf(xxhash.Sum64(h), db.buckets)
+	return db.prefix + ":{p" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}", string(key)
+}
+
+// recordBucket returns the bucket key and the field of record id.
+func (db *DB) recordBucket(id uint64) (string, string) {
+	f := binary.BigEndian.AppendUint64(nil, id)
+	b := bucketOf(xxhash.Sum64(f), db.buckets)
+	return db.prefix + ":{r" + strconv.FormatUint(b, 10) + "}", string(f)
+}
+
+// lockKey is the key of the intents on the fields of bucket k.
+func lockKey(k string) string { return k + "L" }
+
+func (db *DB) statusKey(txn string) string {
+	return db.prefix + ":{" + hex.EncodeToString([]byte(txn)) + "}:t"
+}
+
+func (db *DB) counterKey() string { return db.prefix + ":{id}:n" }
+
+func (db *DB) metaKey() string { return db.prefix + ":{meta}:buckets" }
+
+func (db *DB) countKey(ns store.Namespace) string {
+	return db.prefix + ":{count}:" + strconv.Itoa(int(ns))
+}
+
+// parseBucket returns the namespace of a posting bucket key from a SCAN (posting true),
+// or reports a record bucket (posting false); ok is false for any other key, lock keys
+// among them.
+func (db *DB) parseBucket(k string) (ns store.Namespace, posting, ok bool) {
+	rest, found := strings.CutPrefix(k, db.prefix+":{")
+	if !found || !strings.HasSuffix(rest, "}") || len(rest) < 3 {
+		return 0, false, false
+	}
+	rest = rest[:len(rest)-1]
+	switch rest[0] {
+	case 'r':
+		_, err := strconv.ParseUint(rest[1:], 10, 64)
+		return 0, false, err == nil
+	case 'p':
+		num, b, found := strings.Cut(rest[1:], ".")
+		n, err := strconv.ParseUint(num, 10, 16)
+		if _, err2 := strconv.ParseUint(b, 10, 64); !found || err != nil || err2 != nil {
+			return 0, false, false
+		}
+		return store.Namespace(n), true, true
+	}
+	return 0, false, false
+}
+
+// A posting's ids are stored as decimal numbers joined by commas, in ascending order:
+// a single id of up to 63 bits is then an integer to Redis, which a listpack keeps in 2
+// to 9 bytes, and the scripts compare and sort ids as strings (Lua's numbers are
+// doubles, which do not hold every uint64). The encoding is canonical, so that a
+// condition on a posting is a comparison of strings.
+
+// appendIDs appends the encoding of ids, which must be ascending, to b.
+func appendIDs(b []byte, ids []uint64) []byte {
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, id, 10)
+	}
+	return b
+}
+
+// parseIDs decodes appendIDs's encoding; it returns false for anything else.
+func parseIDs(s string) ([]uint64, bool) {
+	if s == "" {
+		return nil, true
+	}
+	out := make([]uint64, 0, strings.Count(s, ",")+1)
+	for f := range strings.SplitSeq(s, ",") {
+		id, err := strconv.ParseUint(f, 10, 64)
+		if err != nil || f != strconv.FormatUint(id, 10) {
+			return nil, false
+		}
+		out = append(out, id)
+	}
+	return out, slices.IsSorted(out)
+}
+
+// applyIntent applies a posting intent ("+id" and "-id" joined by commas) to ids, as
+// the resolve script does, and returns them ascending; false for a malformed intent.
+func applyIntent(ids []uint64, intent string) ([]uint64, bool) {
+	set := map[uint64]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	for f := range strings.SplitSeq(intent, ",") {
+		if len(f) < 2 || (f[0] != '+' && f[0] != '-') {
+			return nil, false
+		}
+		id, err := strconv.ParseUint(f[1:], 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		set[id] = f[0] == '+'
+	}
+	out := make([]uint64, 0, len(set))
+	for id, in := range set {
+		if in {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, cmp.Compare)
+	return out, true
+}
