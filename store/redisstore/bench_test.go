@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -90,6 +91,39 @@ func BenchmarkShared(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
+	for kind, n := range keyMemory(b, db) {
+		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
+	}
+}
+
+// keyMemory sums MEMORY USAGE over the store's keys by kind: record buckets, posting
+// buckets (all namespaces), transaction statuses, and the rest (intents, counters).
+func keyMemory(b *testing.B, db *DB) map[string]int64 {
+	ctx := context.Background()
+	keys, err := db.scan(ctx, ":*")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, k := range keys {
+		kind := "other"
+		switch ns, posting, ok := db.parseBucket(k); {
+		case ok && posting && ns == 6:
+			kind = "band"
+		case ok && posting:
+			kind = "posting"
+		case ok:
+			kind = "record"
+		case strings.HasSuffix(k, "}:t"):
+			kind = "status"
+		}
+		n, err := db.c.MemoryUsage(ctx, k, 0).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			b.Fatal(err)
+		}
+		out[kind] += n
+	}
+	return out
 }
 
 // usedMemory sums used_memory (INFO memory) over the masters.

@@ -238,4 +238,3 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
-

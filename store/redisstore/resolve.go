@@ -148,7 +148,11 @@ func (db *DB) flushLater() {
 		return
 	}
 	defer db.gate.Leave()
-	_ = db.resolveLater(context.Background())
+	ctx := context.Background()
+	if db.resolveLater(ctx) == nil {
+		// The process may stay idle: its counts go now rather than with its next write.
+		_ = db.flushCounts(ctx)
+	}
 }
 
 // resolveLater resolves every transaction waiting in db.later, in one pipeline, and

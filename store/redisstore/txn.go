@@ -84,7 +84,7 @@ func (t *txn) run(ctx context.Context) error {
 	if err := t.prepare(ctx); err != nil {
 		return t.abort(ctx, err)
 	}
-	ok, err := db.c.SetNX(ctx, db.statusKey(t.id), "c", 0).Result()
+	ok, err := t.commit(ctx)
 	if err != nil {
 		return t.abort(ctx, fmt.Errorf("redisstore: commit: %w", err))
 	}
@@ -102,6 +102,34 @@ func (t *txn) run(ctx context.Context) error {
 		return errors.Join(err, db.c.Persist(ctx, db.statusKey(t.id)).Err())
 	}
 	return nil
+}
+
+// commit sets t's status to committed unless another transaction aborted it, and
+// reports whether it did. The counts that the resolves of prepare's pipeline found
+// ride along.
+func (t *txn) commit(ctx context.Context) (bool, error) {
+	db := t.db
+	var set *redis.BoolCmd
+	var ccmds []countCmd
+	counts := db.takeCounts()
+	_, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		set = p.SetNX(ctx, db.statusKey(t.id), "c", 0)
+		for ns, n := range counts {
+			ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
+		}
+	})
+	for _, c := range ccmds {
+		if c.cmd.Err() != nil {
+			db.addCount(c.ns, c.n)
+		}
+	}
+	if set.Err() != nil {
+		return false, set.Err()
+	}
+	if err != nil {
+		_ = db.reloadOn(err)
+	}
+	return set.Val(), nil
 }
 
 // prepare places the intents of every write, waiting for the older transactions that
