@@ -271,6 +271,12 @@ func (d *Detector) openShared() (*Detector, error) {
 	}
 	d.shared = true
 	d.sim = nil
+	if o, ok := d.st.(store.Orderer); ok {
+		// Expiry scans nsSeen up to a cutoff: in order, it reads no further.
+		if err := o.Order(nsSeen); err != nil {
+			return nil, storeErr(err)
+		}
+	}
 	if err := d.st.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
 		return nil, storeErr(err)
 	}

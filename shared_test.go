@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/store/redisstore"
@@ -51,6 +52,12 @@ func TestShared(t *testing.T) {
 		}, ExactDuplicate)
 	})
 	t.Run("NearRace", func(t *testing.T) { testNearRace(t, replicas(t, 2, Options{})) })
+	t.Run("Expiry", func(t *testing.T) {
+		var now atomic.Int64
+		now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+		clock := func() time.Time { return time.Unix(0, now.Load()) }
+		testSharedExpiry(t, replicas(t, 2, Options{MaxAge: time.Hour, Now: clock}), &now)
+	})
 	t.Run("SimRace", func(t *testing.T) { testSimRace(t, replicas(t, 2, Options{Near: NearSimHash, NoMinHash: true})) })
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
@@ -273,5 +280,27 @@ func testSimRace(t *testing.T, ds []*Detector) {
 	}
 	if within < races/2 {
 		t.Errorf("only %d of %d pairs were within the distance: the test hardly races near copies", within, races)
+	}
+}
+
+// testSharedExpiry checks that a document older than MaxAge is removed by the next add
+// on any replica, and one younger is kept: the sweep reads the last-seen namespace in
+// order, up to the cutoff, from the store.
+func testSharedExpiry(t *testing.T, ds []*Detector, now *atomic.Int64) {
+	for i := range 30 {
+		if _, err := ds[i%2].Check(Document{ID: fmt.Sprintf("old%d", i), Text: fmt.Sprintf("old text %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		now.Add(int64(time.Second))
+	}
+	now.Add(int64(time.Hour - 10*time.Second)) // the last ten are younger than an hour
+	if _, err := ds[1].Check(Document{ID: "new", Text: "new text"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		_, ok, err := ds[0].Get(fmt.Sprintf("old%d", i))
+		if err != nil || ok != (i >= 20) {
+			t.Errorf("Get(old%d) after the sweep = %v, %v; want %v", i, ok, err, i >= 20)
+		}
 	}
 }

@@ -28,15 +28,27 @@ import (
 //	prefix:{id}:n             the id counter (8 bytes, big-endian)
 //	prefix:{count}:<ns>       the count of a namespace's postings
 //	prefix:{meta}:buckets     the number of buckets, fixed when the store is first opened
+//	prefix:{meta}:ordered     the namespaces kept in order (DB.Order), a set
+//	prefix:{o<ns>.<shard>}    posting bucket of an ordered namespace, one of orderedShards
+//	prefix:{o<ns>.<shard>}Z   its fields in order: a sorted set of length (4 bytes) + key
 
 // bucketOf returns the bucket of a posting's key or a record's id, given the field's
 // hash, among n (a power of two).
 func bucketOf(h uint64, n int) uint64 { return h & uint64(n-1) }
 
+// orderedShards is the number of buckets of an ordered namespace, each with the sorted
+// set of its fields beside it (same slot), which the scripts keep up to date with it.
+// A Postings in order reads a page of every shard first: more shards spread the
+// namespace wider and cost each scan more.
+const orderedShards = 256
+
 // postingBucket returns the bucket key and the field of the posting (ns, key).
 func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
 	h := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(key)), uint16(ns))
 	h = append(h, key...)
+	if db.isOrdered(ns) {
+		return db.orderedBucket(ns, bucketOf(xxhash.Sum64(h), orderedShards)), string(key)
+	}
 	b := bucketOf(xxhash.Sum64(h), db.buckets)
 	return db.prefix + ":{p" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}", string(key)
 }
@@ -47,6 +59,23 @@ func (db *DB) recordBucket(id uint64) (string, string) {
 	b := bucketOf(xxhash.Sum64(f), db.buckets)
 	return db.prefix + ":{r" + strconv.FormatUint(b, 10) + "}", string(f)
 }
+
+// orderedBucket returns the key of shard b of ordered namespace ns.
+func (db *DB) orderedBucket(ns store.Namespace, b uint64) string {
+	return db.prefix + ":{o" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}"
+}
+
+// indexKey is the sorted set of the fields of ordered bucket k.
+func indexKey(k string) string { return k + "Z" }
+
+// member is a field's member in the sorted set of an ordered bucket: its length first,
+// so that members sort as Postings orders keys.
+func member(f string) string {
+	return string(binary.BigEndian.AppendUint32(nil, uint32(len(f)))) + f
+}
+
+// orderedMetaKey is the set of the namespaces kept in order.
+func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }
 
 // lockKey is the key of the intents on the fields of bucket k.
 func lockKey(k string) string { return k + "L" }
@@ -73,9 +102,9 @@ func (db *DB) parseBucket(k string) (ns store.Namespace, posting, ok bool) {
 	}
 	rest = rest[:len(rest)-1]
 	switch rest[0] {
-	case 'r':
-		_, err := strconv.ParseUint(rest[1:], 10, 64)
-		return 0, false, err == nil
+	case 'o':
+		rest = "p" + rest[1:]
+		fallthrough
 	case 'p':
 		num, b, found := strings.Cut(rest[1:], ".")
 		n, err := strconv.ParseUint(num, 10, 16)
@@ -83,6 +112,9 @@ func (db *DB) parseBucket(k string) (ns store.Namespace, posting, ok bool) {
 			return 0, false, false
 		}
 		return store.Namespace(n), true, true
+	case 'r':
+		_, err := strconv.ParseUint(rest[1:], 10, 64)
+		return 0, false, err == nil
 	}
 	return 0, false, false
 }

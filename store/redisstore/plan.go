@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/store"
@@ -32,10 +33,19 @@ func txnStart(txn string) time.Time {
 // condition the field's committed value must meet ("" for none).
 type write struct {
 	key     string
+	index   string // the sorted set of the bucket's fields, "" but for an ordered namespace
 	fields  []string
 	conds   []string
 	intents []string
 	ns      []int // the namespace of each posting field, -1 for a record's
+}
+
+// keys returns the keys of w's scripts.
+func (w *write) keys() []string {
+	if w.index != "" {
+		return []string{w.key, lockKey(w.key), w.index}
+	}
+	return []string{w.key, lockKey(w.key)}
 }
 
 // prepArgs returns the arguments of prepScript for w.
@@ -119,6 +129,9 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 			i = len(ws)
 			byKey[f.key] = i
 			ws = append(ws, write{key: f.key})
+			if strings.HasPrefix(f.key, db.prefix+":{o") {
+				ws[i].index = indexKey(f.key)
+			}
 		}
 		w := &ws[i]
 		w.fields = append(w.fields, f.name)

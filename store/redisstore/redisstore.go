@@ -6,11 +6,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -64,6 +66,8 @@ type DB struct {
 	gate   *gate.Gate
 
 	buckets int // Options.Buckets as the store has it
+	// ordered are the namespaces kept in order (Order), replaced whole on a change.
+	ordered atomic.Pointer[map[store.Namespace]bool]
 
 	ids   idBlock    // NextID's
 	later laterQueue // the committed transactions whose resolves wait
@@ -166,7 +170,54 @@ func (db *DB) readBuckets(ctx context.Context) error {
 		return fmt.Errorf("redisstore: the store's number of buckets (%s): %d, %v", db.metaKey(), n, err)
 	}
 	db.buckets = n
+	nss, err := db.c.SMembers(ctx, db.orderedMetaKey()).Result()
+	if err != nil {
+		return fmt.Errorf("redisstore: ordered namespaces: %w", err)
+	}
+	m := map[store.Namespace]bool{}
+	for _, v := range nss {
+		ns, err := strconv.ParseUint(v, 10, 16)
+		if err != nil {
+			return fmt.Errorf("redisstore: ordered namespace %q in %s", v, db.orderedMetaKey())
+		}
+		m[store.Namespace(ns)] = true
+	}
+	db.ordered.Store(&m)
 	return nil
+}
+
+var _ store.Orderer = (*DB)(nil)
+
+// Order keeps namespace ns in order from now on (see store.Orderer): its postings go in
+// orderedShards buckets of their own, each with a sorted set of its keys, and Postings
+// over it reads a page of every shard at a time rather than the whole namespace. Every
+// process that opens the store after reads it; one that had it open already does not
+// know, so call it before the first process writes to ns. One round trip.
+func (db *DB) Order(ns store.Namespace) error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer db.gate.Leave()
+	if db.isOrdered(ns) {
+		return nil
+	}
+	if err := db.c.SAdd(context.Background(), db.orderedMetaKey(), int(ns)).Err(); err != nil {
+		return db.reloadOn(fmt.Errorf("redisstore: order: %w", err))
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	m := maps.Clone(*db.ordered.Load())
+	m[ns] = true
+	db.ordered.Store(&m)
+	return nil
+}
+
+// isOrdered reports whether ns is kept in order.
+func (db *DB) isOrdered(ns store.Namespace) bool {
+	if m := db.ordered.Load(); m != nil {
+		return (*m)[ns]
+	}
+	return false
 }
 
 // CheckConfig reads the settings of every master that the store's durability depends on

@@ -38,7 +38,7 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 	var cmds []redis.Cmder
 	for _, r := range rs {
 		for _, w := range r.ws {
-			keys, args := []string{w.key, lockKey(w.key)}, w.resolveArgs(r.txn, r.commit)
+			keys, args := w.keys(), w.resolveArgs(r.txn, r.commit)
 			if byText {
 				cmds = append(cmds, p.Eval(ctx, resolveScript.src, keys, args...))
 			} else {
@@ -100,10 +100,13 @@ func (rs resolutions) run(ctx context.Context, db *DB) error {
 // laterQueue holds the committed transactions whose resolves wait for the process's
 // next prepare (or resolveDelay). Safe for concurrent use.
 type laterQueue struct {
-	mu    sync.Mutex
-	rs    resolutions
-	timer *time.Timer
-	flush func() // what the timer runs
+	// running is held by resolveLater while it resolves what it took, so that Count,
+	// which resolves first, does not count before a timer's resolve it overlapped.
+	running sync.Mutex
+	mu      sync.Mutex
+	rs      resolutions
+	timer   *time.Timer
+	flush   func() // what the timer runs
 }
 
 // add queues the resolve of committed transaction txn's writes.
@@ -158,6 +161,8 @@ func (db *DB) flushLater() {
 // resolveLater resolves every transaction waiting in db.later, in one pipeline, and
 // puts them back if it fails.
 func (db *DB) resolveLater(ctx context.Context) error {
+	db.later.running.Lock()
+	defer db.later.running.Unlock()
 	rs := db.later.take()
 	if len(rs) == 0 {
 		return nil

@@ -155,13 +155,12 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	}
 	defer db.gate.Leave()
 	ctx := context.Background()
+	if db.isOrdered(ns) {
+		return db.orderedPostings(ctx, ns, fn)
+	}
 	keys, err := db.bucketKeys(ctx, ":{p"+strconv.Itoa(int(ns))+".*}", func(kns store.Namespace, posting bool) bool { return posting && kns == ns })
 	if err != nil {
 		return err
-	}
-	type entry struct {
-		key string
-		id  uint64
 	}
 	var es []entry
 	m := statuses{}
@@ -175,9 +174,7 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	if err != nil {
 		return db.reloadOn(err)
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
-	})
+	slices.SortFunc(es, entry.compare)
 	for _, e := range es {
 		if !fn([]byte(e.key), e.id) {
 			break

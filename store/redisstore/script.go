@@ -84,9 +84,15 @@ func firstErr(cmds []redis.Cmder) error {
 // (field, condition, intent) triples, the condition "" for none, else "=" followed by
 // the committed value the field must hold (empty: no ids). It returns {"L", holder}
 // when another transaction holds one of the fields, {"C"} when a condition fails, and
-// {"OK"} once every intent is placed; nothing changes unless it returns OK.
+// {"OK"} once every intent is placed; nothing changes unless it returns OK. KEYS[3],
+// when given, is the bucket's sorted set of fields (an ordered namespace's), where each
+// field gets its member with its intent, so that a reader of the set finds it pending.
 var prepScript = newScript(`
 local txn = ARGV[1]
+local function member(f)
+  local n = #f
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
+end
 for i = 2, #ARGV, 3 do
   local l = redis.call('HGET', KEYS[2], ARGV[i])
   if l and string.sub(l, 1, 16) ~= txn then return {'L', string.sub(l, 1, 16)} end
@@ -97,7 +103,10 @@ for i = 2, #ARGV, 3 do
     return {'C'}
   end
 end
-for i = 2, #ARGV, 3 do redis.call('HSET', KEYS[2], ARGV[i], txn .. ARGV[i + 2]) end
+for i = 2, #ARGV, 3 do
+  redis.call('HSET', KEYS[2], ARGV[i], txn .. ARGV[i + 2])
+  if KEYS[3] then redis.call('ZADD', KEYS[3], 0, member(ARGV[i])) end
+end
 return {'OK'}
 `)
 
@@ -105,6 +114,7 @@ return {'OK'}
 // applies them when ARGV[2] is "1" (committed) and drops them otherwise (aborted). It
 // returns, for each field, how many ids its posting gained less how many it lost: 0 for
 // a record, or when the field holds no intent of that transaction (resolved already).
+// KEYS[3], when given, is the bucket's sorted set of fields: a field left empty leaves it.
 var resolveScript = newScript(`
 local function less(a, b)
   if #a ~= #b then return #a < #b end
@@ -128,6 +138,10 @@ local function apply(f, intent)
   redis.call('HSET', KEYS[1], f, table.concat(ids, ','))
   return delta
 end
+local function member(f)
+  local n = #f
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
+end
 local out = {}
 for i = 3, #ARGV do
   local f = ARGV[i]
@@ -136,6 +150,7 @@ for i = 3, #ARGV do
   if l and string.sub(l, 1, 16) == ARGV[1] then
     if ARGV[2] == '1' then delta = apply(f, string.sub(l, 17)) end
     redis.call('HDEL', KEYS[2], f)
+    if KEYS[3] and redis.call('HEXISTS', KEYS[1], f) == 0 then redis.call('ZREM', KEYS[3], member(f)) end
   end
   out[#out + 1] = delta
 end

@@ -152,7 +152,7 @@ func (t *txn) prepare(ctx context.Context) error {
 			// one of their intents, which a node then resolves before this prepare.
 			rcmds = resolves.queue(ctx, db, p, false)
 			for _, i := range pending {
-				prepScript.run(ctx, p, []string{t.ws[i].key, lockKey(t.ws[i].key)}, t.ws[i].prepArgs(t.id)...)
+				prepScript.run(ctx, p, t.ws[i].keys(), t.ws[i].prepArgs(t.id)...)
 			}
 			if t.puts {
 				bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
