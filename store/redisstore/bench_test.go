@@ -97,7 +97,7 @@ func BenchmarkShared(b *testing.B) {
 }
 
 // keyMemory sums MEMORY USAGE over the store's keys by kind: record buckets, posting
-// buckets (all namespaces), transaction statuses, and the rest (intents, counters).
+// buckets, transaction statuses, and the rest (intents, counters).
 func keyMemory(b *testing.B, db *DB) map[string]int64 {
 	ctx := context.Background()
 	keys, err := db.scan(ctx, ":*")
@@ -107,13 +107,11 @@ func keyMemory(b *testing.B, db *DB) map[string]int64 {
 	out := map[string]int64{}
 	for _, k := range keys {
 		kind := "other"
-		switch ns, posting, ok := db.parseBucket(k); {
-		case ok && posting && ns == 6:
-			kind = "band"
-		case ok && posting:
-			kind = "posting"
-		case ok:
+		switch bk, _, ok := db.parseBucket(k); {
+		case ok && bk == kindRecord:
 			kind = "record"
+		case ok:
+			kind = "posting"
 		case strings.HasSuffix(k, "}:t"):
 			kind = "status"
 		}

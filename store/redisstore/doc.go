@@ -5,15 +5,19 @@
 //
 // # Layout
 //
-// Postings and records live in buckets, Redis hashes: a posting (namespace, key) is
-// the field key of one of Options.Buckets buckets of its namespace, chosen by a hash of
-// the namespace and key, and holds its ids in decimal, comma-separated (a single id is
-// an integer to Redis); a record is the field id (8 bytes, big-endian) of one of as
-// many record buckets. A bucket of some hundred short fields stays a listpack, a few
-// bytes a field, where a key of its own would cost some hundred. Beside every bucket,
-// in the same slot, a second hash holds the intents of pending transactions on its
-// fields, and is absent when there are none. The caller's bytes never decide the slot.
-// The id counter is one more key; NextID reserves ids from it in blocks.
+// Postings and records live in buckets, Redis hashes, so that a posting costs a field
+// of some hundred in a listpack, a few bytes, where a key of its own would cost some
+// hundred. A posting (namespace, key) with a key of up to 40 bytes is the field
+// (namespace, key) of one of Options.Buckets buckets that every namespace shares; a
+// longer key (a URL) is the field key of one of fewer buckets of its namespace; either
+// way the bucket is a hash of the namespace and key, never the caller's bytes. A
+// posting holds its ids in decimal, comma-separated (a single id is an integer to
+// Redis). A record is the field id (8 bytes, big-endian) of one of Options.Buckets
+// record buckets. A namespace kept in order (Order) has 256 buckets of its own, each
+// with a sorted set of its keys beside it. Beside every bucket, in the same slot, a
+// second hash holds the intents of pending transactions on its fields, and is absent
+// when there are none. The id counter is one more key; NextID reserves ids from it in
+// blocks.
 //
 // # Atomic batches across slots
 //
@@ -28,7 +32,7 @@
 //  2. Commit: SET status "c" NX. From here the batch is applied, whatever happens next,
 //     and Apply returns.
 //  3. Resolve: on every bucket, a script applies the intents and drops them; then the
-//     status expires after ten minutes. This rides in the process's next prepare
+//     status expires after a minute. This rides in the process's next prepare
 //     pipeline, or goes alone once the process has written nothing for 20 ms: a
 //     writer's batch costs two round trips of its own. With Options.Wait it is part of
 //     the write, followed by WAIT on each master.
@@ -52,6 +56,9 @@
 //     not at all); what never shows is a batch in part after it showed whole.
 //   - A posting is read and rewritten whole: a key with very many ids costs that much
 //     on every read and write.
+//   - A reader stalled for more than a minute between reading an intent and looking its
+//     transaction's status up finds the status gone, and sees that field without the
+//     batch, though it may have seen the batch in other fields.
 //   - NextID's ids come from blocks a process reserves: they are distinct and above
 //     every record its own process put, but of two processes, one may hand out an id
 //     below one the other put less than a second before.

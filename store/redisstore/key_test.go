@@ -15,12 +15,14 @@ func TestKeys(t *testing.T) {
 	db := &DB{prefix: "nd", buckets: 1 << 16}
 	pk, pf := db.postingBucket(2, []byte("https://example.com/"))
 	rk, rf := db.recordBucket(1)
+	lk, _ := db.postingBucket(2, []byte("https://example.com/a/path/longer/than/forty/bytes"))
 	for _, c := range []struct{ got, want string }{
-		{pk, "nd:{p2.51182}"},
-		{pf, "https://example.com/"},
+		{pk, "nd:{s51182}"},
+		{pf, "\x02https://example.com/"},
+		{lk, "nd:{p2.1228}"},
 		{rk, "nd:{r18394}"},
 		{rf, "\x00\x00\x00\x00\x00\x00\x00\x01"},
-		{lockKey(pk), "nd:{p2.51182}L"},
+		{lockKey(pk), "nd:{s51182}L"},
 		{db.counterKey(), "nd:{id}:n"},
 		{db.metaKey(), "nd:{meta}:buckets"},
 		{db.statusKey("0123456789abcdef"), "nd:{30313233343536373839616263646566}:t"},
@@ -30,19 +32,25 @@ func TestKeys(t *testing.T) {
 		}
 	}
 	// Braces in the caller's bytes do not move the slot: they are in the field.
-	if k, f := db.postingBucket(1, []byte("{x}")); strings.ContainsAny(k[4:len(k)-1], "{}") || f != "{x}" {
+	if k, f := db.postingBucket(1, []byte("{x}")); strings.ContainsAny(k[4:len(k)-1], "{}") || f != "\x01{x}" {
 		t.Errorf("posting bucket %q, field %q: the caller's braces are in the key", k, f)
 	}
 	for _, ns := range []uint16{0, 7, 65535} {
-		k, _ := db.postingBucket(store.Namespace(ns), []byte("a"))
-		if gns, posting, ok := db.parseBucket(k); !ok || !posting || uint16(gns) != ns {
-			t.Errorf("parseBucket(%q) = %d, %v, %v", k, gns, posting, ok)
+		k, f := db.postingBucket(store.Namespace(ns), []byte("a"))
+		gns, key, ok := sharedField(f)
+		if kind, _, ok2 := db.parseBucket(k); !ok || !ok2 || kind != kindShared || uint16(gns) != ns || key != "a" {
+			t.Errorf("a short key of namespace %d: bucket %q (kind %c, %v), field %q -> %d, %q, %v", ns, k, kind, ok2, f, gns, key, ok)
+		}
+		long := strings.Repeat("x", shortKey+1)
+		k, f = db.postingBucket(store.Namespace(ns), []byte(long))
+		if kind, gns, ok := db.parseBucket(k); !ok || kind != kindPosting || uint16(gns) != ns || f != long {
+			t.Errorf("a long key of namespace %d: bucket %q (kind %c, ns %d, %v), field %q", ns, k, kind, gns, ok, f)
 		}
 	}
-	if _, posting, ok := db.parseBucket(rk); !ok || posting {
-		t.Errorf("parseBucket(%q) = %v, %v, want a record bucket", rk, posting, ok)
+	if kind, _, ok := db.parseBucket(rk); !ok || kind != kindRecord {
+		t.Errorf("parseBucket(%q) = %c, %v, want a record bucket", rk, kind, ok)
 	}
-	for _, k := range []string{lockKey(pk), lockKey(rk), db.counterKey(), db.metaKey(), "nd:{p1}", "nd:{px.1}", "xx:{p2.1}", "nd:{r1x}"} {
+	for _, k := range []string{lockKey(pk), lockKey(rk), db.counterKey(), db.metaKey(), "nd:{p1}", "nd:{px.1}", "xx:{p2.1}", "nd:{r1x}", "nd:{s}", "nd:{q1}"} {
 		if _, _, ok := db.parseBucket(k); ok {
 			t.Errorf("parseBucket(%q) took it for a bucket", k)
 		}

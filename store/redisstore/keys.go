@@ -21,7 +21,9 @@ import (
 // its fields and is absent when there are none. Which bucket a posting is in is a hash
 // of its namespace and key, never the caller's bytes, which may hold braces.
 //
-//	prefix:{p<ns>.<bucket>}   posting bucket: key -> ids, decimal, comma-separated, ascending
+//	prefix:{s<bucket>}        posting bucket of short keys: ns (uvarint) + key -> ids,
+//	                          decimal, comma-separated, ascending
+//	prefix:{p<ns>.<bucket>}   posting bucket of longer keys of ns: key -> ids
 //	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record
 //	prefix:{...}L             the intents on a bucket's fields: field -> txn (16 bytes) + intent
 //	prefix:{<txn hex>}:t      a transaction's status: "c" committed, "a" aborted
@@ -42,15 +44,39 @@ func bucketOf(h uint64, n int) uint64 { return h & uint64(n-1) }
 // namespace wider and cost each scan more.
 const orderedShards = 256
 
+// shortKey is the longest posting key that goes in the buckets all namespaces share
+// (field: the namespace as a uvarint, then the key), so that a namespace with a posting
+// or two a document does not cost a bucket key for every few postings. Longer keys,
+// such as URLs, go in buckets of their own namespace, fewer (longKeyBuckets), where one
+// longer than hash-max-listpack-value turns only its own bucket into a hash table.
+const (
+	shortKey       = 40
+	longKeyBuckets = 8 // Options.Buckets divided by this
+)
+
 // postingBucket returns the bucket key and the field of the posting (ns, key).
 func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
 	h := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(key)), uint16(ns))
 	h = append(h, key...)
-	if db.isOrdered(ns) {
-		return db.orderedBucket(ns, bucketOf(xxhash.Sum64(h), orderedShards)), string(key)
+	sum := xxhash.Sum64(h)
+	switch {
+	case db.isOrdered(ns):
+		return db.orderedBucket(ns, bucketOf(sum, orderedShards)), string(key)
+	case len(key) <= shortKey:
+		f := binary.AppendUvarint(make([]byte, 0, 3+len(key)), uint64(ns))
+		return db.prefix + ":{s" + strconv.FormatUint(bucketOf(sum, db.buckets), 10) + "}", string(append(f, key...))
 	}
-	b := bucketOf(xxhash.Sum64(h), db.buckets)
+	b := bucketOf(sum, max(db.buckets/longKeyBuckets, 1))
 	return db.prefix + ":{p" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}", string(key)
+}
+
+// sharedField splits a field of a shared bucket into its namespace and key.
+func sharedField(f string) (store.Namespace, string, bool) {
+	ns, n := binary.Uvarint([]byte(f))
+	if n <= 0 || ns > 65535 {
+		return 0, "", false
+	}
+	return store.Namespace(ns), f[n:], true
 }
 
 // recordBucket returns the bucket key and the field of record id.
@@ -92,31 +118,36 @@ func (db *DB) countKey(ns store.Namespace) string {
 	return db.prefix + ":{count}:" + strconv.Itoa(int(ns))
 }
 
-// parseBucket returns the namespace of a posting bucket key from a SCAN (posting true),
-// or reports a record bucket (posting false); ok is false for any other key, lock keys
-// among them.
-func (db *DB) parseBucket(k string) (ns store.Namespace, posting, ok bool) {
+// Kinds of buckets, as parseBucket tells them.
+const (
+	kindRecord  = 'r' // records
+	kindShared  = 's' // short posting keys of every namespace
+	kindPosting = 'p' // long posting keys of one namespace
+	kindOrdered = 'o' // the postings of an ordered namespace
+)
+
+// parseBucket returns the kind of a bucket key from a SCAN and, for kindPosting and
+// kindOrdered, its namespace; ok is false for any other key, lock keys among them.
+func (db *DB) parseBucket(k string) (kind byte, ns store.Namespace, ok bool) {
 	rest, found := strings.CutPrefix(k, db.prefix+":{")
 	if !found || !strings.HasSuffix(rest, "}") || len(rest) < 3 {
-		return 0, false, false
+		return 0, 0, false
 	}
 	rest = rest[:len(rest)-1]
-	switch rest[0] {
-	case 'o':
-		rest = "p" + rest[1:]
-		fallthrough
-	case 'p':
-		num, b, found := strings.Cut(rest[1:], ".")
+	kind, rest = rest[0], rest[1:]
+	switch kind {
+	case kindOrdered, kindPosting:
+		num, b, found := strings.Cut(rest, ".")
 		n, err := strconv.ParseUint(num, 10, 16)
 		if _, err2 := strconv.ParseUint(b, 10, 64); !found || err != nil || err2 != nil {
-			return 0, false, false
+			return 0, 0, false
 		}
-		return store.Namespace(n), true, true
-	case 'r':
-		_, err := strconv.ParseUint(rest[1:], 10, 64)
-		return 0, false, err == nil
+		return kind, store.Namespace(n), true
+	case kindRecord, kindShared:
+		_, err := strconv.ParseUint(rest, 10, 64)
+		return kind, 0, err == nil
 	}
-	return 0, false, false
+	return 0, 0, false
 }
 
 // A posting's ids are stored as decimal numbers joined by commas, in ascending order:

@@ -41,19 +41,20 @@ type Options struct {
 	// LockTimeout is how old a pending transaction's intent must be before a writer it
 	// blocks may abort it, as one whose writer died; 10 s when 0.
 	LockTimeout time.Duration
-	// Buckets is the number of buckets (Redis hashes) the postings of each namespace,
-	// and the records, are spread over: a power of two, DefaultBuckets when 0. It is
-	// fixed when a store is first opened; later Opens use the store's, whatever this
-	// says. Choose about the largest namespace's postings (an add of the detector posts
-	// some 25 LSH band keys) divided by 100, so that a bucket holds some hundred fields
-	// and Redis keeps it as a listpack (hash-max-listpack-entries, which CheckConfig
-	// wants at 256 or more): a few bytes a posting instead of a key of its own.
+	// Buckets is the number of buckets (Redis hashes) the postings with keys of up to
+	// 40 bytes, of every namespace, are spread over, and the records too: a power of
+	// two, DefaultBuckets when 0. It is fixed when a store is first opened; later Opens
+	// use the store's, whatever this says. Choose about the postings the store will
+	// hold divided by 200 (an add of the detector posts some 50: 25 LSH band keys, 20
+	// SimHash table keys and a few more), so that a bucket holds some hundred fields and
+	// Redis keeps it as a listpack (hash-max-listpack-entries, which CheckConfig wants
+	// at 256 or more): a few bytes a posting instead of a key of its own.
 	Buckets int
 }
 
 // DefaultBuckets is Options.Buckets when 0: right for about a million documents of the
-// detector (25 million band postings) with hash-max-listpack-entries 512.
-const DefaultBuckets = 1 << 16
+// detector (50 million postings) with hash-max-listpack-entries 512.
+const DefaultBuckets = 1 << 18
 
 // DB is a store.Store and store.Conditional on a Redis Cluster, which any number of
 // processes may share: it keeps nothing in the process but a cache of committed

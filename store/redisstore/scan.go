@@ -19,7 +19,7 @@ import (
 // bucketKeys returns the buckets of the store whose tag matches pattern (after the
 // prefix), from every master, with those that only hold intents, in no order; keep
 // tells the buckets wanted.
-func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(ns store.Namespace, posting bool) bool) ([]string, error) {
+func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(kind byte, ns store.Namespace) bool) ([]string, error) {
 	keys, err := db.scan(ctx, pattern+"*")
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(ns store
 	var out []string
 	for _, k := range keys {
 		k = strings.TrimSuffix(k, "L")
-		if ns, posting, ok := db.parseBucket(k); ok && keep(ns, posting) && !seen[k] {
+		if kind, ns, ok := db.parseBucket(k); ok && keep(kind, ns) && !seen[k] {
 			seen[k] = true
 			out = append(out, k)
 		}
@@ -115,7 +115,7 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
 	}
 	defer db.gate.Leave()
 	ctx := context.Background()
-	keys, err := db.bucketKeys(ctx, ":{r*}", func(_ store.Namespace, posting bool) bool { return !posting })
+	keys, err := db.bucketKeys(ctx, ":{r*}", func(kind byte, _ store.Namespace) bool { return kind == kindRecord })
 	if err != nil {
 		return err
 	}
@@ -158,13 +158,28 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	if db.isOrdered(ns) {
 		return db.orderedPostings(ctx, ns, fn)
 	}
-	keys, err := db.bucketKeys(ctx, ":{p"+strconv.Itoa(int(ns))+".*}", func(kns store.Namespace, posting bool) bool { return posting && kns == ns })
+	long, err := db.bucketKeys(ctx, ":{p"+strconv.Itoa(int(ns))+".*}", func(kind byte, kns store.Namespace) bool { return kind == kindPosting && kns == ns })
 	if err != nil {
 		return err
 	}
+	short, err := db.bucketKeys(ctx, ":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
+	if err != nil {
+		return err
+	}
+	keys := append(long, short...)
 	var es []entry
 	m := statuses{}
-	err = db.bucketFields(ctx, keys, func(_ int, f string, v fieldValue) error {
+	err = db.bucketFields(ctx, keys, func(i int, f string, v fieldValue) error {
+		if i >= len(long) {
+			fns, key, ok := sharedField(f)
+			if !ok {
+				return fmt.Errorf("redisstore: a bucket holds field %q", f)
+			}
+			if fns != ns {
+				return nil
+			}
+			f = key
+		}
 		ids, err := db.visibleIDs(ctx, v.v, v.lock, m)
 		for _, id := range ids {
 			es = append(es, entry{f, id})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -28,38 +29,54 @@ func (s *script) run(ctx context.Context, p redis.Pipeliner, keys []string, args
 }
 
 // pipelined runs fn's commands in one pipeline (one round trip to each master, in
-// parallel) and runs again, by their text, the scripts a node did not know (a node
-// new to the cluster, or a replica promoted since it last ran them): one more round
-// trip, once per script and node.
+// parallel), then runs again the commands a node did not run: the scripts it did not
+// know, by their text (a node new to the cluster, or a replica promoted since it last
+// ran them: one more round trip, once per script and node), and those it answered
+// TRYAGAIN (a multi-key script on a slot half migrated: the reshard moves the rest
+// within milliseconds).
 func (db *DB) pipelined(ctx context.Context, fn func(p redis.Pipeliner)) ([]redis.Cmder, error) {
-	cmds, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error { fn(p); return nil })
-	if err == nil || errors.Is(err, redis.Nil) {
-		return cmds, firstErr(cmds)
-	}
-	var missing []*redis.Cmd
-	for _, c := range cmds {
-		if rc, ok := c.(*redis.Cmd); ok && rc.Err() != nil && strings.HasPrefix(rc.Err().Error(), "NOSCRIPT") {
-			missing = append(missing, rc)
+	cmds, _ := db.c.Pipelined(ctx, func(p redis.Pipeliner) error { fn(p); return nil })
+	for try := 0; try < maxAgain; try++ {
+		var again []*redis.Cmd
+		var args [][]any
+		for _, c := range cmds {
+			rc, ok := c.(*redis.Cmd)
+			if !ok || rc.Err() == nil {
+				continue
+			}
+			a := slices.Clone(rc.Args())
+			switch msg := rc.Err().Error(); {
+			case strings.HasPrefix(msg, "NOSCRIPT"):
+				a[0], a[1] = "eval", scripts[a[1].(string)].src
+			case strings.HasPrefix(msg, "TRYAGAIN"):
+			default:
+				continue
+			}
+			again, args = append(again, rc), append(args, a)
 		}
-	}
-	if len(missing) == 0 {
-		return cmds, firstErr(cmds)
-	}
-	again := make([]*redis.Cmd, len(missing))
-	_, _ = db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, c := range missing {
-			args := slices.Clone(c.Args())
-			args[0], args[1] = "eval", scripts[args[1].(string)].src
-			again[i] = p.Do(ctx, args...)
+		if len(again) == 0 {
+			break
 		}
-		return nil
-	})
-	for i, c := range missing {
-		c.SetVal(again[i].Val())
-		c.SetErr(again[i].Err())
+		if try > 0 {
+			time.Sleep(time.Duration(try) * time.Millisecond)
+		}
+		res := make([]*redis.Cmd, len(again))
+		_, _ = db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, a := range args {
+				res[i] = p.Do(ctx, a...)
+			}
+			return nil
+		})
+		for i, c := range again {
+			c.SetVal(res[i].Val())
+			c.SetErr(res[i].Err())
+		}
 	}
 	return cmds, firstErr(cmds)
 }
+
+// maxAgain bounds how often pipelined runs again the commands a node did not run.
+const maxAgain = 50
 
 // firstErr returns the first error of cmds but redis.Nil, which is an answer (no such
 // key or field), or nil.
