@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -38,9 +39,9 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
 // round trips each makes (rt/op: a pipeline to several masters counts once), the
-// commands in them (cmds/op) and the masters' memory it takes (redis-B/doc). The store
-// has a bucket for every 4 documents, as Options.Buckets advises (some 100 band
-// postings a bucket).
+// commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
+// key) and the masters' CPU time it takes (redis-cpu-µs/doc). The store has a bucket
+// for every 4 documents, as Options.Buckets advises (some 200 postings a bucket).
 func BenchmarkShared(b *testing.B) {
 	c := redistest.Start(b)
 	buckets := 64
@@ -71,7 +72,7 @@ func BenchmarkShared(b *testing.B) {
 		w[0] = fmt.Sprintf("v%d", i)
 		return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
 	}
-	mem0 := usedMemory(b, db)
+	mem0, cpu0 := usedMemory(b, db), usedCPU(b, db)
 	start, cmds := rt.n.Load(), rt.cmds.Load()
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 	b.ResetTimer()
@@ -91,6 +92,7 @@ func BenchmarkShared(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
+	b.ReportMetric((usedCPU(b, db)-cpu0)*1e6/float64(b.N), "redis-cpu-µs/doc")
 	for kind, n := range keyMemory(b, db) {
 		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
 	}
@@ -122,6 +124,32 @@ func keyMemory(b *testing.B, db *DB) map[string]int64 {
 		out[kind] += n
 	}
 	return out
+}
+
+// usedCPU sums the CPU seconds (used_cpu_sys and used_cpu_user, INFO cpu) of the masters.
+func usedCPU(b *testing.B, db *DB) float64 {
+	var mu sync.Mutex
+	total := 0.0
+	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+		info, err := n.InfoMap(ctx, "cpu").Result()
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"used_cpu_sys", "used_cpu_user"} {
+			v, err := strconv.ParseFloat(info["CPU"][k], 64)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			total += v
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return total
 }
 
 // usedMemory sums used_memory (INFO memory) over the masters.
