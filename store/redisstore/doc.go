@@ -7,9 +7,9 @@
 //
 // Postings and records live in buckets, Redis hashes, so that a posting costs a field
 // of some hundred in a listpack, a few bytes, where a key of its own would cost some
-// hundred. A posting (namespace, key) with a key of up to 40 bytes is the field
+// hundred. A posting (namespace, key) with a key of up to 16 bytes is the field
 // (namespace, key) of one of Options.Buckets buckets that every namespace shares; a
-// longer key (a URL) is the field key of one of fewer buckets of its namespace; either
+// longer key (a URL, a content hash) is the field key of one of fewer buckets of its namespace; either
 // way the bucket is a hash of the namespace and key, never the caller's bytes. A
 // posting holds its ids in decimal, comma-separated (a single id is an integer to
 // Redis). A record is the field id (8 bytes, big-endian) of one of Options.Buckets

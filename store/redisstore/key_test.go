@@ -13,16 +13,16 @@ import (
 // store (another prefix).
 func TestKeys(t *testing.T) {
 	db := &DB{prefix: "nd", buckets: 1 << 16}
-	pk, pf := db.postingBucket(2, []byte("https://example.com/"))
+	pk, pf := db.postingBucket(6, []byte("12345678"))
 	rk, rf := db.recordBucket(1)
 	lk, _ := db.postingBucket(2, []byte("https://example.com/a/path/longer/than/forty/bytes"))
 	for _, c := range []struct{ got, want string }{
-		{pk, "nd:{s51182}"},
-		{pf, "\x02https://example.com/"},
+		{pk, "nd:{s13135}"},
+		{pf, "\x0612345678"},
 		{lk, "nd:{p2.1228}"},
 		{rk, "nd:{r18394}"},
 		{rf, "\x00\x00\x00\x00\x00\x00\x00\x01"},
-		{lockKey(pk), "nd:{s51182}L"},
+		{lockKey(pk), "nd:{s13135}L"},
 		{db.counterKey(), "nd:{id}:n"},
 		{db.metaKey(), "nd:{meta}:buckets"},
 		{db.statusKey("0123456789abcdef"), "nd:{30313233343536373839616263646566}:t"},

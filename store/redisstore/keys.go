@@ -21,7 +21,7 @@ import (
 // its fields and is absent when there are none. Which bucket a posting is in is a hash
 // of its namespace and key, never the caller's bytes, which may hold braces.
 //
-//	prefix:{s<bucket>}        posting bucket of short keys: ns (uvarint) + key -> ids,
+//	prefix:{s<bucket>}        posting bucket of keys up to 16 bytes: ns (uvarint) + key -> ids,
 //	                          decimal, comma-separated, ascending
 //	prefix:{p<ns>.<bucket>}   posting bucket of longer keys of ns: key -> ids
 //	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record
@@ -45,13 +45,15 @@ func bucketOf(h uint64, n int) uint64 { return h & uint64(n-1) }
 const orderedShards = 256
 
 // shortKey is the longest posting key that goes in the buckets all namespaces share
-// (field: the namespace as a uvarint, then the key), so that a namespace with a posting
-// or two a document does not cost a bucket key for every few postings. Longer keys,
-// such as URLs, go in buckets of their own namespace, fewer (longKeyBuckets), where one
-// longer than hash-max-listpack-value turns only its own bucket into a hash table.
+// (field: the namespace as a uvarint, then the key): the many short keys of a document
+// (LSH bands, SimHash tables) fill them. Longer keys (URLs, content hashes) go in
+// buckets of their own namespace, fewer (Options.Buckets / longKeyBuckets), so that a
+// namespace of one posting a document fills its buckets too, a URL longer than
+// hash-max-listpack-value turns only its own bucket into a hash table, and Postings
+// over such a namespace (the pre-screen's URLs and hashes) reads it alone.
 const (
-	shortKey       = 40
-	longKeyBuckets = 8 // Options.Buckets divided by this
+	shortKey       = 16
+	longKeyBuckets = 8
 )
 
 // postingBucket returns the bucket key and the field of the posting (ns, key).

@@ -42,7 +42,7 @@ type Options struct {
 	// blocks may abort it, as one whose writer died; 10 s when 0.
 	LockTimeout time.Duration
 	// Buckets is the number of buckets (Redis hashes) the postings with keys of up to
-	// 40 bytes, of every namespace, are spread over, and the records too: a power of
+	// 16 bytes, of every namespace, are spread over, and the records too: a power of
 	// two, DefaultBuckets when 0. It is fixed when a store is first opened; later Opens
 	// use the store's, whatever this says. Choose about the postings the store will
 	// hold divided by 200 (an add of the detector posts some 50: 25 LSH band keys, 20
