@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -130,6 +131,27 @@ func FuzzParseURL(f *testing.F) {
 			if h, p, ok := strings.Cut(a, ":"); !ok || h == "" || p == "" {
 				t.Fatalf("ParseURL(%q) accepted address %q", s, a)
 			}
+		}
+	})
+}
+
+// FuzzIDs checks that what parseIDs accepts is canonical (appendIDs gives it back),
+// that applyIntent's answer is ascending and distinct, and that sharedField never
+// panics: the decoders of what the store reads back from Redis.
+func FuzzIDs(f *testing.F) {
+	for _, s := range []string{"", "7", "1,10,18446744073709551615", "01", "2,1", "+3,-5"} {
+		f.Add(s, "+1,-2")
+	}
+	f.Fuzz(func(t *testing.T, s, intent string) {
+		ids, ok := parseIDs(s)
+		if ok && string(appendIDs(nil, ids)) != s {
+			t.Fatalf("parseIDs(%q) = %v, which appendIDs encodes as %q", s, ids, appendIDs(nil, ids))
+		}
+		if got, ok := applyIntent(ids, intent); ok && (!slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got)) {
+			t.Fatalf("applyIntent(%v, %q) = %v: not ascending and distinct", ids, intent, got)
+		}
+		if ns, key, ok := sharedField(s); ok && string(append(binary.AppendUvarint(nil, uint64(ns)), key...)) != s && len(s) > 0 && s[0] < 0x80 {
+			t.Fatalf("sharedField(%q) = %d, %q", s, ns, key)
 		}
 	})
 }

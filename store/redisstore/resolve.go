@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -65,7 +66,7 @@ func (rs resolutions) done(db *DB, cmds []redis.Cmder) error {
 			i++
 			deltas, err := c.Int64Slice()
 			if err != nil {
-				first = cmpOr(first, err)
+				first = cmp.Or(first, err)
 				continue
 			}
 			for j, d := range deltas {
@@ -75,18 +76,11 @@ func (rs resolutions) done(db *DB, cmds []redis.Cmder) error {
 			}
 		}
 		if r.expire {
-			first = cmpOr(first, cmds[i].Err())
+			first = cmp.Or(first, cmds[i].Err())
 			i++
 		}
 	}
 	return first
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // run resolves rs in one pipeline.
