@@ -129,6 +129,9 @@ type Detector struct {
 	// from the store, and commits an add only if the document-id, URL, main-text and
 	// band postings it read still hold (see conds).
 	shared bool
+	// perms are the permutations of a shared store's SimHash tables (nsSimTab), nil
+	// when it finds near candidates by bands alone (Near minhash, or NoSimHash).
+	perms []hamming.Permutation
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
@@ -162,6 +165,10 @@ const (
 	// nsState holds markers of the store's state: bandsKey -> 1 once every band posting
 	// is in the store.
 	nsState store.Namespace = 7
+	// nsSimTab is a shared store's SimHash index (the in-memory one of a store with one
+	// writer would hold only its own process's documents): under each of the
+	// permuted tables' keys (simTabKeys), the record ids.
+	nsSimTab store.Namespace = 8
 )
 
 // bandsKey is the nsState key of the marker that the store holds every band posting.
@@ -201,7 +208,8 @@ func NewDetector(opt Options) (*Detector, error) {
 // when s is a store.MultiReader), and commits each add only if the postings it decided
 // on still hold, reading again otherwise; so detectors in many processes give the
 // verdicts of some order of their adds. It finds near candidates by the band postings
-// alone, so it needs MinHash (Near any, minhash or both). Prescreen scans the store.
+// and, unless Near is minhash, by SimHash postings under permuted-table keys (Distance
+// 3: 20 tables), which cost an add that many more postings. Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -247,14 +255,28 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 
 // openShared finishes OpenDetector on a store that other processes write too: it reads
 // nothing in full, so a replica is ready in the time of a few round trips. Near
-// candidates come from the band postings in the store alone (an in-memory SimHash
-// index would hold only this process's documents), so the options must keep MinHash.
+// candidates come from the postings in the store alone (an in-memory SimHash index
+// would hold only this process's documents): band postings, and SimHash table postings
+// (nsSimTab) unless Near is minhash.
 func (d *Detector) openShared() (*Detector, error) {
-	if d.opt.NoMinHash || d.opt.Near == NearSimHash {
-		return nil, fmt.Errorf("%w: a shared store finds near duplicates by the LSH band postings it holds: use a Near that takes MinHash (any, minhash, both), without NoMinHash", ErrOptions)
+	if !d.opt.NoSimHash && d.opt.Near != NearMinHash {
+		// Distance+3 blocks: tables of 3 blocks' prefix, about 30 bits at Distance 3,
+		// so that a key holds about one document in a billion.
+		k := max(d.opt.Distance, 0)
+		perms, err := hamming.Permutations(k+3, k)
+		if err != nil || len(perms) > maxSimTables {
+			return nil, fmt.Errorf("%w: Distance %d on a shared store needs %d SimHash tables (%v); use Distance 5 or less, or Near minhash", ErrOptions, d.opt.Distance, len(perms), err)
+		}
+		d.perms = perms
 	}
 	d.shared = true
 	d.sim = nil
+	if o, ok := d.st.(store.Orderer); ok {
+		// Expiry scans nsSeen up to a cutoff: in order, it reads no further.
+		if err := o.Order(nsSeen); err != nil {
+			return nil, storeErr(err)
+		}
+	}
 	if err := d.st.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
 		return nil, storeErr(err)
 	}
@@ -271,6 +293,24 @@ func (d *Detector) openShared() (*Detector, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// maxSimTables bounds the SimHash tables of a shared store: each is a posting an add
+// writes and a check reads.
+const maxSimTables = 64
+
+// simTabKeys returns the nsSimTab keys of an entry on a shared store: for each table,
+// its number and the table's prefix of the permuted SimHash; none when the detector
+// keeps no SimHash tables or the entry is not indexed.
+func (d *Detector) simTabKeys(e *Entry) [][]byte {
+	if d.perms == nil || !d.indexed(e) {
+		return nil
+	}
+	keys := make([][]byte, len(d.perms))
+	for i, p := range d.perms {
+		keys[i] = binary.BigEndian.AppendUint64([]byte{byte(i)}, p.Apply(e.SimHash)&p.SearchMask())
+	}
+	return keys
 }
 
 // detectorMeta is the meta record of a detector's store: the options that shape its
@@ -646,7 +686,7 @@ func (d *Detector) conds(e *Entry, p *plan) []store.Cond {
 		cs = append(cs, store.Cond{Namespace: nsMain, Key: e.Main[:], IDs: p.mainIDs})
 	}
 	for _, b := range p.bands {
-		cs = append(cs, store.Cond{Namespace: nsBand, Key: be64(b.key), IDs: b.ids})
+		cs = append(cs, store.Cond{Namespace: b.ns, Key: b.key, IDs: b.ids})
 	}
 	return cs
 }
@@ -702,9 +742,11 @@ type plan struct {
 	bands []bandRead
 }
 
-// bandRead is a band key and the ids read under it.
+// bandRead is a near-candidate posting (a band, or a SimHash table on a shared store)
+// and the ids read under it.
 type bandRead struct {
-	key uint64
+	ns  store.Namespace
+	key []byte
 	ids []uint64
 }
 
@@ -981,6 +1023,11 @@ func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
 	for _, k := range bands {
 		keys = append(keys, store.Key{Namespace: nsBand, Key: be64(k)})
 	}
+	if d.opt.Near != NearMinHash {
+		for _, k := range d.simTabKeys(e) {
+			keys = append(keys, store.Key{Namespace: nsSimTab, Key: k})
+		}
+	}
 	ids, err := mr.IDsMany(keys)
 	if err != nil {
 		return p, storeErr(err)
@@ -1069,7 +1116,8 @@ func (d *Detector) gatherMany(e *Entry, mr store.MultiReader) (plan, error) {
 	// 3. Near, by the band postings.
 	seen := map[uint64]bool{}
 	for i, b := range bandIDs {
-		p.bands = append(p.bands, bandRead{key: bands[i], ids: b})
+		k := keys[len(keys)-len(bandIDs)+i]
+		p.bands = append(p.bands, bandRead{ns: k.Namespace, key: k.Key, ids: b})
 		for _, seq := range b {
 			if seen[seq] || skip(seq) {
 				continue
@@ -1219,6 +1267,9 @@ func (d *Detector) putOps(b *store.Batch, r *Stored) (bandKeys []uint64) {
 	if !d.opt.NoSimHash {
 		b.Add(nsFP, be64(r.SimHash), r.seq)
 	}
+	for _, k := range d.simTabKeys(&r.Entry) {
+		b.Add(nsSimTab, k, r.seq)
+	}
 	bandKeys = d.bandKeysOf(&r.Entry)
 	if d.postsBands() {
 		for _, k := range bandKeys {
@@ -1278,6 +1329,9 @@ func (d *Detector) removeOps(b *store.Batch, r *Stored) {
 	}
 	if !d.opt.NoSimHash {
 		b.Remove(nsFP, be64(r.SimHash), r.seq)
+	}
+	for _, k := range d.simTabKeys(&r.Entry) {
+		b.Remove(nsSimTab, k, r.seq)
 	}
 	if d.postsBands() {
 		for _, k := range d.bandKeysOf(&r.Entry) {
@@ -1351,6 +1405,16 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool, b
 		}
 		return true
 	}
+	if near != NearMinHash && d.shared {
+		for _, k := range d.simTabKeys(e) {
+			if err := d.readNear(nsSimTab, k, consider, bands); err != nil {
+				return nil, err
+			}
+			if failed != nil {
+				return nil, failed
+			}
+		}
+	}
 	if near != NearMinHash && !d.opt.NoSimHash && !d.shared {
 		ms, err := d.sim.Query(e.SimHash, d.opt.Distance)
 		if err != nil {
@@ -1376,14 +1440,8 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool, b
 			if !d.shared && !d.bandKeys.mayHave(k) {
 				continue
 			}
-			read := consider
-			if bands != nil {
-				*bands = append(*bands, bandRead{key: k})
-				b := &(*bands)[len(*bands)-1]
-				read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
-			}
-			if err := d.st.IDs(nsBand, be64(k), read); err != nil {
-				return nil, storeErr(err)
+			if err := d.readNear(nsBand, be64(k), consider, bands); err != nil {
+				return nil, err
 			}
 			if failed != nil {
 				return nil, failed
@@ -1391,6 +1449,18 @@ func (d *Detector) nearStored(e *Entry, near Near, skip func(seq uint64) bool, b
 		}
 	}
 	return out, nil
+}
+
+// readNear calls consider with the ids of a near-candidate posting, and appends what it
+// read to bands when not nil.
+func (d *Detector) readNear(ns store.Namespace, key []byte, consider func(uint64) bool, bands *[]bandRead) error {
+	read := consider
+	if bands != nil {
+		*bands = append(*bands, bandRead{ns: ns, key: key})
+		b := &(*bands)[len(*bands)-1]
+		read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
+	}
+	return storeErrOrNil(d.st.IDs(ns, key, read))
 }
 
 // Get returns the stored document with the id; ok reports whether there is one. The
@@ -1416,8 +1486,8 @@ func (d *Detector) Near(q Query) ([]Match, error) {
 	if len(q.MinHash) != 0 && len(q.MinHash) != d.opt.MinHashK {
 		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.opt.MinHashK)
 	}
-	if d.shared && len(q.MinHash) == 0 {
-		return nil, fmt.Errorf("%w: a detector on a shared store finds candidates by MinHash bands: give the query a signature", ErrOptions)
+	if d.shared && len(q.MinHash) == 0 && d.perms == nil {
+		return nil, fmt.Errorf("%w: a detector on a shared store with Near minhash finds candidates by MinHash bands: give the query a signature", ErrOptions)
 	}
 	near := d.opt.Near
 	switch {

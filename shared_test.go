@@ -3,10 +3,12 @@ package neardup
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/store/redisstore"
@@ -50,14 +52,33 @@ func TestShared(t *testing.T) {
 		}, ExactDuplicate)
 	})
 	t.Run("NearRace", func(t *testing.T) { testNearRace(t, replicas(t, 2, Options{})) })
+	t.Run("Expiry", func(t *testing.T) {
+		var now atomic.Int64
+		now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+		clock := func() time.Time { return time.Unix(0, now.Load()) }
+		testSharedExpiry(t, replicas(t, 2, Options{MaxAge: time.Hour, Now: clock}), &now)
+	})
+	t.Run("SimRace", func(t *testing.T) { testSimRace(t, replicas(t, 2, Options{Near: NearSimHash, NoMinHash: true})) })
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if _, err := OpenDetector(s, Options{Near: NearSimHash}); err == nil {
-			t.Errorf("OpenDetector on a shared store with Near simhash: no error; it finds candidates by bands")
+		s9, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s9.Close()
+		if _, err := OpenDetector(s9, Options{Distance: 9}); !errors.Is(err, ErrOptions) {
+			t.Errorf("OpenDetector on a shared store with Distance 9 (220 SimHash tables): %v, want ErrOptions", err)
+		}
+		d, err := OpenDetector(s, Options{Near: NearMinHash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Near(Query{SimHash: 1, HasSimHash: true}); !errors.Is(err, ErrOptions) {
+			t.Errorf("Near by a SimHash alone with Near minhash on a shared store: %v, want ErrOptions", err)
 		}
 	})
 }
@@ -90,8 +111,12 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 	if ms, err := b.Near(Query{SimHash: e.SimHash, HasSimHash: true, MinHash: e.MinHash}); err != nil || len(ms) != 2 {
 		t.Errorf("Near by both fingerprints on the other replica = %v, %v; want documents 1 and 3", ms, err)
 	}
-	if _, err := b.Near(Query{SimHash: e.SimHash, HasSimHash: true}); !errors.Is(err, ErrOptions) {
-		t.Errorf("Near by a SimHash alone on a shared store: %v, want ErrOptions", err)
+	// A SimHash alone, three bits off, finds them by the SimHash tables in the store.
+	if ms, err := b.Near(Query{SimHash: e.SimHash ^ 0x8000_0000_0100_0001, HasSimHash: true}); err != nil || len(ms) != 2 {
+		t.Errorf("Near by a SimHash alone, 3 bits off, on the other replica = %v, %v; want documents 1 and 3", ms, err)
+	}
+	if ms, err := b.Near(Query{SimHash: e.SimHash ^ 0xf, HasSimHash: true}); err != nil || len(ms) != 0 {
+		t.Errorf("Near by a SimHash 4 bits off = %v, %v; want none", ms, err)
 	}
 	near := strings.Join(append(words(7, 200)[:195], "changed", "a", "few", "words", "here"), " ")
 	v := check(b, Document{ID: "4", URL: "https://a.example/z", Text: near}, NearDuplicate)
@@ -199,6 +224,83 @@ func testNearRace(t *testing.T, ds []*Detector) {
 		}
 		if v.Kind != NearDuplicate || len(v.Matches) < 2 {
 			t.Fatalf("race %d: a later copy is %v with matches %v; want a near duplicate of both", i, v.Kind, v.Matches)
+		}
+	}
+}
+
+// testSimRace is testNearRace for detectors that find near copies by SimHash alone
+// (the SimHash tables in the store): of two copies a few words apart posted at the same
+// instant, one is unique and the other a near duplicate of it when their SimHashes are
+// within Distance, and both are unique otherwise.
+func testSimRace(t *testing.T, ds []*Detector) {
+	const races = 150
+	within := 0
+	for i := range races {
+		base := words(uint64(5000+i), 300)
+		var docs [2]Document
+		var fps [2]uint64
+		for j := range docs {
+			docs[j] = Document{ID: fmt.Sprintf("s%d-%d", i, j), Text: strings.Join(append(base[:299:299], fmt.Sprintf("x%d", j)), " ")}
+			e, err := ds[0].Fingerprinter().Fingerprint(docs[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			fps[j] = e.SimHash
+		}
+		near := bits.OnesCount64(fps[0]^fps[1]) <= DefaultDistance
+		if near {
+			within++
+		}
+		var vs [2]Verdict
+		var errs [2]error
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j, d := range ds {
+			wg.Go(func() {
+				<-start
+				vs[j], errs[j] = d.Check(docs[j])
+			})
+		}
+		close(start)
+		wg.Wait()
+		if err := errors.Join(errs[:]...); err != nil {
+			t.Fatalf("race %d: %v", i, err)
+		}
+		u, o := vs[0], vs[1]
+		if o.Kind == Unique {
+			u, o = o, u
+		}
+		ok := u.Kind == Unique && o.Kind == NearDuplicate && len(o.Matches) > 0 && o.Matches[0].ID == u.ID
+		if !near {
+			ok = u.Kind == Unique && o.Kind == Unique
+		}
+		if !ok {
+			t.Fatalf("race %d (SimHashes %d bits apart): verdicts %v (%v) and %v (%v)", i, bits.OnesCount64(fps[0]^fps[1]), vs[0].Kind, vs[0].Matches, vs[1].Kind, vs[1].Matches)
+		}
+	}
+	if within < races/2 {
+		t.Errorf("only %d of %d pairs were within the distance: the test hardly races near copies", within, races)
+	}
+}
+
+// testSharedExpiry checks that a document older than MaxAge is removed by the next add
+// on any replica, and one younger is kept: the sweep reads the last-seen namespace in
+// order, up to the cutoff, from the store.
+func testSharedExpiry(t *testing.T, ds []*Detector, now *atomic.Int64) {
+	for i := range 30 {
+		if _, err := ds[i%2].Check(Document{ID: fmt.Sprintf("old%d", i), Text: fmt.Sprintf("old text %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		now.Add(int64(time.Second))
+	}
+	now.Add(int64(time.Hour - 10*time.Second)) // the last ten are younger than an hour
+	if _, err := ds[1].Check(Document{ID: "new", Text: "new text"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		_, ok, err := ds[0].Get(fmt.Sprintf("old%d", i))
+		if err != nil || ok != (i >= 20) {
+			t.Errorf("Get(old%d) after the sweep = %v, %v; want %v", i, ok, err, i >= 20)
 		}
 	}
 }

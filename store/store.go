@@ -191,3 +191,15 @@ type Counter interface {
 	// Count returns the number of postings, (key, id) pairs, in namespace ns.
 	Count(ns Namespace) (int64, error)
 }
+
+// Orderer is a Store that keeps the keys of a namespace in order when asked to, so
+// that Postings over it reads only as far as its callback goes: the way to scan a
+// namespace of 8-byte times up to a cutoff on a backend whose Postings otherwise reads
+// the whole namespace (a Redis Cluster, where it scans every master).
+type Orderer interface {
+	Store
+	// Order makes the store keep ns in order from now on, for every process that
+	// shares it; it is persisted. Call it before the first posting of ns is written:
+	// the postings written before are not found by Postings after.
+	Order(ns Namespace) error
+}

@@ -39,7 +39,8 @@ const (
 )
 
 // Start starts a cluster of Masters masters with Replicas replicas each, with
-// appendonly on, appendfsync everysec and a cluster-node-timeout of 2 s, waits until
+// appendonly on, appendfsync everysec, a cluster-node-timeout of 2 s and
+// hash-max-listpack-entries 512 (what package redisstore asks for), waits until
 // every node reports cluster_state:ok, and registers a cleanup that kills the processes.
 // It takes a few seconds; a test package should start one and share it, separating its
 // tests by key prefix.
@@ -89,7 +90,7 @@ func (c *Cluster) startNode(t testing.TB, server, nodeDir string) {
 			"--bind", "127.0.0.1", "--dir", nodeDir, "--daemonize", "no",
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "everysec",
-			"--save", "", "--logfile", logFile)
+			"--hash-max-listpack-entries", "512", "--save", "", "--logfile", logFile)
 		if err := cmd.Start(); err != nil {
 			fail(t, "redistest: start redis-server: %v", err)
 		}

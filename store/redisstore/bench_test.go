@@ -2,11 +2,13 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -19,23 +21,34 @@ import (
 // roundTrips counts the calls a client makes to the cluster, a pipeline counting once:
 // the round trips a caller waits for one after the other (a pipeline's nodes answer in
 // parallel).
-type roundTrips struct{ n atomic.Int64 }
+type roundTrips struct{ n, cmds atomic.Int64 }
 
 func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { r.n.Add(1); return next(ctx, cmd) }
+	return func(ctx context.Context, cmd redis.Cmder) error { r.n.Add(1); r.cmds.Add(1); return next(ctx, cmd) }
 }
 func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		r.cmds.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
 }
 
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
-// round trips each waits for (rt/op) and the masters' memory it takes (redis-B/doc).
+// round trips each makes (rt/op: a pipeline to several masters counts once), the
+// commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
+// key) and the masters' CPU time it takes (redis-cpu-µs/doc). The store has a bucket
+// for every 4 documents, as Options.Buckets advises (some 200 postings a bucket).
 func BenchmarkShared(b *testing.B) {
 	c := redistest.Start(b)
-	db, err := Open(Options{Addrs: c.Addrs, Prefix: "bench"})
+	buckets := 64
+	for buckets < b.N/4 {
+		buckets *= 2
+	}
+	db, err := Open(Options{Addrs: c.Addrs, Prefix: "bench", Buckets: buckets})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,8 +72,8 @@ func BenchmarkShared(b *testing.B) {
 		w[0] = fmt.Sprintf("v%d", i)
 		return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
 	}
-	mem0 := usedMemory(b, db)
-	start := rt.n.Load()
+	mem0, cpu0 := usedMemory(b, db), usedCPU(b, db)
+	start, cmds := rt.n.Load(), rt.cmds.Load()
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -73,8 +86,70 @@ func BenchmarkShared(b *testing.B) {
 	})
 	b.StopTimer()
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
+	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
+		b.Fatal(err)
+	}
 	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
+	b.ReportMetric((usedCPU(b, db)-cpu0)*1e6/float64(b.N), "redis-cpu-µs/doc")
+	for kind, n := range keyMemory(b, db) {
+		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
+	}
+}
+
+// keyMemory sums MEMORY USAGE over the store's keys by kind: record buckets, posting
+// buckets, transaction statuses, and the rest (intents, counters).
+func keyMemory(b *testing.B, db *DB) map[string]int64 {
+	ctx := context.Background()
+	keys, err := db.scan(ctx, ":*")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, k := range keys {
+		kind := "other"
+		switch bk, _, ok := db.parseBucket(k); {
+		case ok && bk == kindRecord:
+			kind = "record"
+		case ok:
+			kind = "posting"
+		case strings.HasSuffix(k, "}:t"):
+			kind = "status"
+		}
+		n, err := db.c.MemoryUsage(ctx, k, 0).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			b.Fatal(err)
+		}
+		out[kind] += n
+	}
+	return out
+}
+
+// usedCPU sums the CPU seconds (used_cpu_sys and used_cpu_user, INFO cpu) of the masters.
+func usedCPU(b *testing.B, db *DB) float64 {
+	var mu sync.Mutex
+	total := 0.0
+	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+		info, err := n.InfoMap(ctx, "cpu").Result()
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"used_cpu_sys", "used_cpu_user"} {
+			v, err := strconv.ParseFloat(info["CPU"][k], 64)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			total += v
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return total
 }
 
 // usedMemory sums used_memory (INFO memory) over the masters.

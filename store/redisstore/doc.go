@@ -5,11 +5,19 @@
 //
 // # Layout
 //
-// Every posting (namespace, key) and every record is one Redis hash, under a key whose
-// hash tag is a hash of the posting's namespace and key, or of the record id, so that
-// they spread over every slot; the caller's bytes never decide the slot. A posting's
-// fields are its ids, 8 bytes big-endian each; a record's field "v" is the record. The
-// id counter is one more key (NextID, one round trip).
+// Postings and records live in buckets, Redis hashes, so that a posting costs a field
+// of some hundred in a listpack, a few bytes, where a key of its own would cost some
+// hundred. A posting (namespace, key) with a key of up to 16 bytes is the field
+// (namespace, key) of one of Options.Buckets buckets that every namespace shares; a
+// longer key (a URL, a content hash) is the field key of one of fewer buckets of its namespace; either
+// way the bucket is a hash of the namespace and key, never the caller's bytes. A
+// posting holds its ids in decimal, comma-separated (a single id is an integer to
+// Redis). A record is the field id (8 bytes, big-endian) of one of Options.Buckets
+// record buckets. A namespace kept in order (Order) has 256 buckets of its own, each
+// with a sorted set of its keys beside it. Beside every bucket, in the same slot, a
+// second hash holds the intents of pending transactions on its fields, and is absent
+// when there are none. The id counter is one more key; NextID reserves ids from it in
+// blocks.
 //
 // # Atomic batches across slots
 //
@@ -17,32 +25,46 @@
 // Apply makes it atomic as Percolator does, with a status key per transaction as the one
 // atomic step:
 //
-//  1. Prepare: on every key of the batch, a script places the transaction's intent (its
-//     id in field "L", the changes in fields beside the committed ones) unless another
-//     transaction holds the key, and checks ApplyIf's condition there. One pipelined
-//     round trip per master.
-//  2. Commit: SET status "c" NX. From here the batch is applied, whatever happens next.
-//  3. Resolve: on every key, a script applies the intent and drops it. One pipelined
-//     round trip per master; then the status expires after ten minutes.
+//  1. Prepare: on every bucket the batch writes, one script places the transaction's
+//     intent on each of its fields (its id and the changes, in the intents hash) unless
+//     another transaction holds one of them, and checks ApplyIf's conditions there. One
+//     pipelined round trip per master.
+//  2. Commit: SET status "c" NX. From here the batch is applied, whatever happens next,
+//     and Apply returns.
+//  3. Resolve: on every bucket, a script applies the intents and drops them; then the
+//     status expires after a minute. This rides in the process's next prepare
+//     pipeline, or goes alone once the process has written nothing for 20 ms: a
+//     writer's batch costs two round trips of its own. With Options.Wait it is part of
+//     the write, followed by WAIT on each master.
 //
 // A reader that finds an intent looks its transaction's status up (and caches the
-// committed): committed, it sees the changes; otherwise it sees the key as it was. So
+// committed): committed, it sees the changes; otherwise it sees the field as it was. So
 // a reader sees none of a batch until step 2 and all of it after. Of two writers on one
-// key, the younger waits while the older holds it, and the older aborts the younger
+// field, the younger waits while the older holds it, and the older aborts the younger
 // (SET status "a" NX, the same step the younger commits with, so exactly one wins); a
 // holder older than Options.LockTimeout is taken to be dead and aborted. That orders
-// writers (wound-wait) without deadlock.
+// writers (wound-wait) without deadlock. The scripts are sent by SHA (EVALSHA), by
+// their text only to a node that does not know them yet.
 //
 // # Caveats
 //
 //   - Records and Postings scan every master and hold what they read in memory: tools for
-//     tests and small stores, not for a replica's startup. Their snapshot is per key, not
-//     of the whole store: a batch committed while they read may show in the keys read
-//     after its commit and not in those read before. The same holds for reads of several
-//     keys one after the other (IDsMany and RecordsMany see each batch whole or not at
-//     all); what never shows is a batch in part after it showed whole.
-//   - A posting is read whole (HGETALL): a key with very many ids costs that much on
-//     every read, and every write to it (the resolve script lists its fields).
+//     tests and small stores, not for a replica's startup. Their snapshot is per bucket,
+//     not of the whole store: a batch committed while they read may show in the buckets
+//     read after its commit and not in those read before. The same holds for reads of
+//     several keys one after the other (IDsMany and RecordsMany see each batch whole or
+//     not at all); what never shows is a batch in part after it showed whole.
+//   - A posting is read and rewritten whole: a key with very many ids costs that much
+//     on every read and write.
+//   - A reader stalled for more than a minute between reading an intent and looking its
+//     transaction's status up finds the status gone, and sees that field without the
+//     batch, though it may have seen the batch in other fields.
+//   - NextID's ids come from blocks a process reserves: they are distinct and above
+//     every record its own process put, but of two processes, one may hand out an id
+//     below one the other put less than a second before.
+//   - The number of buckets is fixed when a store is created: too few for the postings,
+//     and buckets outgrow a listpack (several times the memory); too many, and most
+//     hold one field at the cost of a key.
 //   - Durability is Redis's: appendonly and appendfsync decide what a crash loses, and a
 //     failover loses the writes its replica had not received, unless Options.Wait makes
 //     writes wait for replicas (WAIT). CheckConfig reports settings that fall short.

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -12,34 +13,75 @@ import (
 // TestKeys pins the key layout: keys outlive the process, so a change here needs a new
 // store (another prefix).
 func TestKeys(t *testing.T) {
-	db := &DB{prefix: "nd"}
+	db := &DB{prefix: "nd", buckets: 1 << 16}
+	pk, pf := db.postingBucket(6, []byte("12345678"))
+	rk, rf := db.recordBucket(1)
+	lk, _ := db.postingBucket(2, []byte("https://example.com/a/path/longer/than/forty/bytes"))
 	for _, c := range []struct{ got, want string }{
-		{db.postingKey(2, []byte("https://example.com/")), "nd:{262b77de6df3c7ee}:p2:https://example.com/"},
-		{db.postingKey(0, nil), "nd:{9aaba41ffa2da101}:p0:"},
-		{db.recordKey(1), "nd:{9f1ffc793b8a47da}:r\x00\x00\x00\x00\x00\x00\x00\x01"},
+		{pk, "nd:{s13135}"},
+		{pf, "\x0612345678"},
+		{lk, "nd:{p2.1228}"},
+		{rk, "nd:{r18394}"},
+		{rf, "\x00\x00\x00\x00\x00\x00\x00\x01"},
+		{lockKey(pk), "nd:{s13135}L"},
 		{db.counterKey(), "nd:{id}:n"},
+		{db.metaKey(), "nd:{meta}:buckets"},
 		{db.statusKey("0123456789abcdef"), "nd:{30313233343536373839616263646566}:t"},
 	} {
 		if c.got != c.want {
 			t.Errorf("key %q, want %q", c.got, c.want)
 		}
 	}
-	// Braces in the caller's bytes do not move the slot: the tag comes first.
-	k := db.postingKey(1, []byte("{x}"))
-	if !strings.HasPrefix(k, "nd:{") || strings.Index(k, "}") != 20 {
-		t.Errorf("posting key %q: the hash tag is not the leading {hex}", k)
+	// Braces in the caller's bytes do not move the slot: they are in the field.
+	if k, f := db.postingBucket(1, []byte("{x}")); strings.ContainsAny(k[4:len(k)-1], "{}") || f != "\x01{x}" {
+		t.Errorf("posting bucket %q, field %q: the caller's braces are in the key", k, f)
 	}
-	for _, key := range [][]byte{nil, []byte("a"), []byte("}:p7:x"), []byte("\x00\xff{}")} {
-		for _, ns := range []uint16{0, 7, 65535} {
-			gns, gkey, ok := db.parseKey(db.postingKey(store.Namespace(ns), key))
-			if !ok || uint16(gns) != ns || string(gkey) != string(key) {
-				t.Errorf("parseKey(postingKey(%d, %q)) = %d, %q, %v", ns, key, gns, gkey, ok)
-			}
+	for _, ns := range []uint16{0, 7, 65535} {
+		k, f := db.postingBucket(store.Namespace(ns), []byte("a"))
+		gns, key, ok := sharedField(f)
+		if kind, _, ok2 := db.parseBucket(k); !ok || !ok2 || kind != kindShared || uint16(gns) != ns || key != "a" {
+			t.Errorf("a short key of namespace %d: bucket %q (kind %c, %v), field %q -> %d, %q, %v", ns, k, kind, ok2, f, gns, key, ok)
+		}
+		long := strings.Repeat("x", shortKey+1)
+		k, f = db.postingBucket(store.Namespace(ns), []byte(long))
+		if kind, gns, ok := db.parseBucket(k); !ok || kind != kindPosting || uint16(gns) != ns || f != long {
+			t.Errorf("a long key of namespace %d: bucket %q (kind %c, ns %d, %v), field %q", ns, k, kind, gns, ok, f)
 		}
 	}
-	for _, k := range []string{db.recordKey(5), db.counterKey(), "nd:{0123}:p1:x", "xx:{1c9f5b3c40a6c4bb}:p2:a", "nd:{1c9f5b3c40a6c4bb}:pX:a"} {
-		if _, _, ok := db.parseKey(k); ok {
-			t.Errorf("parseKey(%q) took it for a posting key", k)
+	if kind, _, ok := db.parseBucket(rk); !ok || kind != kindRecord {
+		t.Errorf("parseBucket(%q) = %c, %v, want a record bucket", rk, kind, ok)
+	}
+	for _, k := range []string{lockKey(pk), lockKey(rk), db.counterKey(), db.metaKey(), "nd:{p1}", "nd:{px.1}", "xx:{p2.1}", "nd:{r1x}", "nd:{s}", "nd:{q1}"} {
+		if _, _, ok := db.parseBucket(k); ok {
+			t.Errorf("parseBucket(%q) took it for a bucket", k)
+		}
+	}
+}
+
+// TestIDs pins the encoding of a posting's ids and checks applyIntent against a set.
+func TestIDs(t *testing.T) {
+	for _, c := range []struct {
+		ids  []uint64
+		want string
+	}{{nil, ""}, {[]uint64{7}, "7"}, {[]uint64{1, 10, 18446744073709551615}, "1,10,18446744073709551615"}} {
+		got := string(appendIDs(nil, c.ids))
+		back, ok := parseIDs(got)
+		if got != c.want || !ok || !slices.Equal(back, c.ids) {
+			t.Errorf("appendIDs(%v) = %q, parsed back %v, %v; want %q", c.ids, got, back, ok, c.want)
+		}
+	}
+	for _, bad := range []string{",", "1,", "01", "2,1", "x", "1,,2", "18446744073709551616", "-1"} {
+		if ids, ok := parseIDs(bad); ok {
+			t.Errorf("parseIDs(%q) = %v, want a failure", bad, ids)
+		}
+	}
+	got, ok := applyIntent([]uint64{1, 5, 9}, "+3,-5,+9,-4,+12")
+	if !ok || !slices.Equal(got, []uint64{1, 3, 9, 12}) {
+		t.Errorf("applyIntent = %v, %v", got, ok)
+	}
+	for _, bad := range []string{"", "3", "+", "+x", "*3"} {
+		if _, ok := applyIntent(nil, bad); ok {
+			t.Errorf("applyIntent(%q) succeeded", bad)
 		}
 	}
 }
@@ -89,6 +131,27 @@ func FuzzParseURL(f *testing.F) {
 			if h, p, ok := strings.Cut(a, ":"); !ok || h == "" || p == "" {
 				t.Fatalf("ParseURL(%q) accepted address %q", s, a)
 			}
+		}
+	})
+}
+
+// FuzzIDs checks that what parseIDs accepts is canonical (appendIDs gives it back),
+// that applyIntent's answer is ascending and distinct, and that sharedField never
+// panics: the decoders of what the store reads back from Redis.
+func FuzzIDs(f *testing.F) {
+	for _, s := range []string{"", "7", "1,10,18446744073709551615", "01", "2,1", "+3,-5"} {
+		f.Add(s, "+1,-2")
+	}
+	f.Fuzz(func(t *testing.T, s, intent string) {
+		ids, ok := parseIDs(s)
+		if ok && string(appendIDs(nil, ids)) != s {
+			t.Fatalf("parseIDs(%q) = %v, which appendIDs encodes as %q", s, ids, appendIDs(nil, ids))
+		}
+		if got, ok := applyIntent(ids, intent); ok && (!slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got)) {
+			t.Fatalf("applyIntent(%v, %q) = %v: not ascending and distinct", ids, intent, got)
+		}
+		if ns, key, ok := sharedField(s); ok && string(append(binary.AppendUvarint(nil, uint64(ns)), key...)) != s && len(s) > 0 && s[0] < 0x80 {
+			t.Fatalf("sharedField(%q) = %d, %q", s, ns, key)
 		}
 	})
 }

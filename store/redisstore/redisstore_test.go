@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -37,6 +38,18 @@ func TestCluster(t *testing.T) {
 	t.Run("Conformance", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{}) })
 	})
+	t.Run("Ordered", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) store.Store {
+			db := open(t, Options{})
+			for _, ns := range []store.Namespace{0, 1, 2, 3, 65535} {
+				if err := db.Order(ns); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return db
+		})
+	})
+	t.Run("OrderedEarlyStop", func(t *testing.T) { testOrderedEarlyStop(t, open(t, Options{})) })
 	t.Run("Wait", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{Wait: 1}) })
 	})
@@ -239,5 +252,53 @@ func testCount(t *testing.T, a, b *DB) {
 				t.Errorf("Count(%d) = %d, %v; Postings has %d", ns, got, err, n)
 			}
 		}
+	}
+}
+
+// testOrderedEarlyStop checks that Postings over an ordered namespace, stopped after a
+// few postings, reads a page of each shard and not the whole namespace, and that a
+// process that opens the store later knows the namespace is ordered.
+func testOrderedEarlyStop(t *testing.T, db *DB) {
+	if err := db.Order(4); err != nil {
+		t.Fatal(err)
+	}
+	const n = 60000
+	var b store.Batch
+	for i := range uint64(n) {
+		b.Add(4, binary.BigEndian.AppendUint64(nil, i*7), i+1)
+		if b.Len() == 5000 {
+			if err := db.Apply(&b); err != nil {
+				t.Fatal(err)
+			}
+			b.Reset()
+		}
+	}
+	other, err := Open(Options{Addrs: db.opt.Addrs, Prefix: db.prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	rt := &roundTrips{}
+	other.c.AddHook(rt)
+	var got []uint64
+	for range 2 { // the first teaches the nodes the scripts: count the second
+		rt.cmds.Store(0)
+		got = got[:0]
+		if err := other.Postings(4, func(key []byte, id uint64) bool {
+			got = append(got, id)
+			return len(got) < 10
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+		t.Errorf("the first 10 postings of the ordered namespace: %v", got)
+	}
+	if early := rt.cmds.Load(); early > orderedShards*(orderedPage+1) {
+		t.Errorf("Postings stopped after 10 of %d postings sent %d commands: it read past the first page", n, early)
+	}
+	all := 0
+	if err := other.Postings(4, func([]byte, uint64) bool { all++; return true }); err != nil || all != n {
+		t.Errorf("Postings over the whole ordered namespace: %d postings, %v; want %d", all, err, n)
 	}
 }

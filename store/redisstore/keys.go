@@ -1,0 +1,213 @@
+package redisstore
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/store"
+)
+
+// Keys. Postings and records live in buckets: Redis hashes whose fields are the
+// postings' keys (or the records' ids), so that a posting costs a hash field, a few
+// bytes in a listpack, instead of a Redis key of its own (its name, its dict entry and
+// its object, some 100 bytes). Every bucket has a twin, the same name followed by "L",
+// in the same slot (the same hash tag), that holds the pending transactions' intents on
+// its fields and is absent when there are none. Which bucket a posting is in is a hash
+// of its namespace and key, never the caller's bytes, which may hold braces.
+//
+//	prefix:{s<bucket>}        posting bucket of keys up to 16 bytes: ns (uvarint) + key -> ids,
+//	                          decimal, comma-separated, ascending
+//	prefix:{p<ns>.<bucket>}   posting bucket of longer keys of ns: key -> ids
+//	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record
+//	prefix:{...}L             the intents on a bucket's fields: field -> txn (16 bytes) + intent
+//	prefix:{<txn hex>}:t      a transaction's status: "c" committed, "a" aborted
+//	prefix:{id}:n             the id counter (8 bytes, big-endian)
+//	prefix:{count}:<ns>       the count of a namespace's postings
+//	prefix:{meta}:buckets     the number of buckets, fixed when the store is first opened
+//	prefix:{meta}:ordered     the namespaces kept in order (DB.Order), a set
+//	prefix:{o<ns>.<shard>}    posting bucket of an ordered namespace, one of orderedShards
+//	prefix:{o<ns>.<shard>}Z   its fields in order: a sorted set of length (4 bytes) + key
+
+// bucketOf returns the bucket of a posting's key or a record's id, given the field's
+// hash, among n (a power of two).
+func bucketOf(h uint64, n int) uint64 { return h & uint64(n-1) }
+
+// orderedShards is the number of buckets of an ordered namespace, each with the sorted
+// set of its fields beside it (same slot), which the scripts keep up to date with it.
+// A Postings in order reads a page of every shard first: more shards spread the
+// namespace wider and cost each scan more.
+const orderedShards = 256
+
+// shortKey is the longest posting key that goes in the buckets all namespaces share
+// (field: the namespace as a uvarint, then the key): the many short keys of a document
+// (LSH bands, SimHash tables) fill them. Longer keys (URLs, content hashes) go in
+// buckets of their own namespace, fewer (Options.Buckets / longKeyBuckets), so that a
+// namespace of one posting a document fills its buckets too, a URL longer than
+// hash-max-listpack-value turns only its own bucket into a hash table, and Postings
+// over such a namespace (the pre-screen's URLs and hashes) reads it alone.
+const (
+	shortKey       = 16
+	longKeyBuckets = 8
+)
+
+// postingBucket returns the bucket key and the field of the posting (ns, key).
+func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
+	h := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(key)), uint16(ns))
+	h = append(h, key...)
+	sum := xxhash.Sum64(h)
+	switch {
+	case db.isOrdered(ns):
+		return db.orderedBucket(ns, bucketOf(sum, orderedShards)), string(key)
+	case len(key) <= shortKey:
+		f := binary.AppendUvarint(make([]byte, 0, 3+len(key)), uint64(ns))
+		return db.prefix + ":{s" + strconv.FormatUint(bucketOf(sum, db.buckets), 10) + "}", string(append(f, key...))
+	}
+	b := bucketOf(sum, max(db.buckets/longKeyBuckets, 1))
+	return db.prefix + ":{p" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}", string(key)
+}
+
+// sharedField splits a field of a shared bucket into its namespace and key.
+func sharedField(f string) (store.Namespace, string, bool) {
+	ns, n := binary.Uvarint([]byte(f))
+	if n <= 0 || ns > 65535 {
+		return 0, "", false
+	}
+	return store.Namespace(ns), f[n:], true
+}
+
+// recordBucket returns the bucket key and the field of record id.
+func (db *DB) recordBucket(id uint64) (string, string) {
+	f := binary.BigEndian.AppendUint64(nil, id)
+	b := bucketOf(xxhash.Sum64(f), db.buckets)
+	return db.prefix + ":{r" + strconv.FormatUint(b, 10) + "}", string(f)
+}
+
+// orderedBucket returns the key of shard b of ordered namespace ns.
+func (db *DB) orderedBucket(ns store.Namespace, b uint64) string {
+	return db.prefix + ":{o" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}"
+}
+
+// indexKey is the sorted set of the fields of ordered bucket k.
+func indexKey(k string) string { return k + "Z" }
+
+// member is a field's member in the sorted set of an ordered bucket: its length first,
+// so that members sort as Postings orders keys.
+func member(f string) string {
+	return string(binary.BigEndian.AppendUint32(nil, uint32(len(f)))) + f
+}
+
+// orderedMetaKey is the set of the namespaces kept in order.
+func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }
+
+// lockKey is the key of the intents on the fields of bucket k.
+func lockKey(k string) string { return k + "L" }
+
+func (db *DB) statusKey(txn string) string {
+	return db.prefix + ":{" + hex.EncodeToString([]byte(txn)) + "}:t"
+}
+
+func (db *DB) counterKey() string { return db.prefix + ":{id}:n" }
+
+func (db *DB) metaKey() string { return db.prefix + ":{meta}:buckets" }
+
+func (db *DB) countKey(ns store.Namespace) string {
+	return db.prefix + ":{count}:" + strconv.Itoa(int(ns))
+}
+
+// Kinds of buckets, as parseBucket tells them.
+const (
+	kindRecord  = 'r' // records
+	kindShared  = 's' // short posting keys of every namespace
+	kindPosting = 'p' // long posting keys of one namespace
+	kindOrdered = 'o' // the postings of an ordered namespace
+)
+
+// parseBucket returns the kind of a bucket key from a SCAN and, for kindPosting and
+// kindOrdered, its namespace; ok is false for any other key, lock keys among them.
+func (db *DB) parseBucket(k string) (kind byte, ns store.Namespace, ok bool) {
+	rest, found := strings.CutPrefix(k, db.prefix+":{")
+	if !found || !strings.HasSuffix(rest, "}") || len(rest) < 3 {
+		return 0, 0, false
+	}
+	rest = rest[:len(rest)-1]
+	kind, rest = rest[0], rest[1:]
+	switch kind {
+	case kindOrdered, kindPosting:
+		num, b, found := strings.Cut(rest, ".")
+		n, err := strconv.ParseUint(num, 10, 16)
+		if _, err2 := strconv.ParseUint(b, 10, 64); !found || err != nil || err2 != nil {
+			return 0, 0, false
+		}
+		return kind, store.Namespace(n), true
+	case kindRecord, kindShared:
+		_, err := strconv.ParseUint(rest, 10, 64)
+		return kind, 0, err == nil
+	}
+	return 0, 0, false
+}
+
+// A posting's ids are stored as decimal numbers joined by commas, in ascending order:
+// a single id of up to 63 bits is then an integer to Redis, which a listpack keeps in 2
+// to 9 bytes, and the scripts compare and sort ids as strings (Lua's numbers are
+// doubles, which do not hold every uint64). The encoding is canonical, so that a
+// condition on a posting is a comparison of strings.
+
+// appendIDs appends the encoding of ids, which must be ascending, to b.
+func appendIDs(b []byte, ids []uint64) []byte {
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, id, 10)
+	}
+	return b
+}
+
+// parseIDs decodes appendIDs's encoding; it returns false for anything else.
+func parseIDs(s string) ([]uint64, bool) {
+	if s == "" {
+		return nil, true
+	}
+	out := make([]uint64, 0, strings.Count(s, ",")+1)
+	for f := range strings.SplitSeq(s, ",") {
+		id, err := strconv.ParseUint(f, 10, 64)
+		if err != nil || f != strconv.FormatUint(id, 10) {
+			return nil, false
+		}
+		out = append(out, id)
+	}
+	return out, slices.IsSorted(out)
+}
+
+// applyIntent applies a posting intent ("+id" and "-id" joined by commas) to ids, as
+// the resolve script does, and returns them ascending; false for a malformed intent.
+func applyIntent(ids []uint64, intent string) ([]uint64, bool) {
+	set := map[uint64]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	for f := range strings.SplitSeq(intent, ",") {
+		if len(f) < 2 || (f[0] != '+' && f[0] != '-') {
+			return nil, false
+		}
+		id, err := strconv.ParseUint(f[1:], 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		set[id] = f[0] == '+'
+	}
+	out := make([]uint64, 0, len(set))
+	for id, in := range set {
+		if in {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, cmp.Compare)
+	return out, true
+}

@@ -1,0 +1,240 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/store"
+)
+
+// maxCache bounds DB.committed; past it the cache starts again empty.
+const maxCache = 1 << 16
+
+// remember caches txn as committed.
+func (db *DB) remember(txn string) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.committed) >= maxCache {
+		clear(db.committed)
+	}
+	db.committed[txn] = true
+}
+
+// committedTxn reports whether txn committed, from the cache or its status key.
+func (db *DB) committedTxn(ctx context.Context, txn string) (bool, error) {
+	db.mu.Lock()
+	ok := db.committed[txn]
+	db.mu.Unlock()
+	if ok {
+		return true, nil
+	}
+	s, err := db.c.Get(ctx, db.statusKey(txn)).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, fmt.Errorf("redisstore: status: %w", err)
+	}
+	if s != "c" {
+		return false, nil
+	}
+	db.remember(txn)
+	return true, nil
+}
+
+// statuses remembers, for the fields one call reads, the status each transaction was
+// found in, so that a transaction that commits while the call looks statuses up is
+// seen in all of its fields or in none: nil for a call that reads one field.
+type statuses map[string]bool
+
+// committed is committedTxn through m.
+func (m statuses) committed(ctx context.Context, db *DB, txn string) (bool, error) {
+	if c, ok := m[txn]; ok {
+		return c, nil
+	}
+	c, err := db.committedTxn(ctx, txn)
+	if m != nil && err == nil {
+		m[txn] = c
+	}
+	return c, err
+}
+
+// intentOf returns the intent of lock (a field of an intents hash) if its transaction
+// committed, and false when there is none or it did not commit.
+func (m statuses) intentOf(ctx context.Context, db *DB, lock string) (string, bool, error) {
+	if len(lock) < 16 {
+		return "", false, nil
+	}
+	c, err := m.committed(ctx, db, lock[:16])
+	if err != nil || !c {
+		return "", false, err
+	}
+	return lock[16:], true, nil
+}
+
+// visibleIDs returns the ids of a posting, its committed value v and the intent on it
+// (lock, "" for none), as committed transactions left it, in ascending order.
+func (db *DB) visibleIDs(ctx context.Context, v, lock string, m statuses) ([]uint64, error) {
+	ids, ok := parseIDs(v)
+	if !ok {
+		return nil, fmt.Errorf("redisstore: a posting holds %q, not ids", v)
+	}
+	intent, apply, err := m.intentOf(ctx, db, lock)
+	if err != nil || !apply {
+		return ids, err
+	}
+	if ids, ok = applyIntent(ids, intent); !ok {
+		return nil, fmt.Errorf("redisstore: an intent on a posting holds %q", intent)
+	}
+	return ids, nil
+}
+
+// visibleRecord returns a record, its committed value v (has: there is one) and the
+// intent on it, as committed transactions left it.
+func (db *DB) visibleRecord(ctx context.Context, v string, has bool, lock string, m statuses) ([]byte, bool, error) {
+	intent, apply, err := m.intentOf(ctx, db, lock)
+	if err != nil {
+		return nil, false, err
+	}
+	if apply && len(intent) > 0 {
+		v, has = intent[1:], intent[0] == 'n'
+	}
+	if !has {
+		return nil, false, nil
+	}
+	return []byte(v), true, nil
+}
+
+// fieldValue is one field of a bucket and the intent on it, as read.
+type fieldValue struct {
+	v, lock string
+	has     bool
+}
+
+// readFields reads fields of buckets and their intents, a script each, in pipelines of
+// up to 4096 fields: one round trip to each master, in parallel.
+func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) {
+	out := make([]fieldValue, 0, len(fs))
+	for chunk := range slices.Chunk(fs, 4096) {
+		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+			for _, f := range chunk {
+				readScript.run(ctx, p, []string{f.key, lockKey(f.key)}, f.name)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: read: %w", err)
+		}
+		for _, c := range cmds {
+			r, _ := c.(*redis.Cmd).Slice()
+			if len(r) != 3 {
+				return nil, fmt.Errorf("redisstore: read answered %v", r)
+			}
+			has, _ := r[0].(int64)
+			v, _ := r[1].(string)
+			lock, _ := r[2].(string)
+			out = append(out, fieldValue{v: v, has: has == 1, lock: lock})
+		}
+	}
+	return out, nil
+}
+
+// Record returns the record under id: one round trip, two when a transaction is
+// writing it.
+func (db *DB) Record(id uint64) ([]byte, bool, error) {
+	if !db.gate.Enter() {
+		return nil, false, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	recs, oks, err := db.recordsMany([]uint64{id})
+	if err != nil {
+		return nil, false, err
+	}
+	return recs[0], oks[0], nil
+}
+
+// IDs reads the posting in one round trip (two when a transaction is writing it), then
+// calls fn.
+func (db *DB) IDs(ns store.Namespace, key []byte, fn func(id uint64) bool) error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ids, err := db.idsMany([]store.Key{{Namespace: ns, Key: key}})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids[0] {
+		if !fn(id) {
+			break
+		}
+	}
+	return nil
+}
+
+var _ store.MultiReader = (*DB)(nil)
+
+// IDsMany reads every posting in one pipeline: one round trip to each master, in
+// parallel (and one more for each transaction found writing them and not known to
+// have committed). It sees every batch whole or not at all: a batch shows in a field
+// only once its status says committed, and each status is looked up once, after every
+// field is read.
+func (db *DB) IDsMany(keys []store.Key) ([][]uint64, error) {
+	if !db.gate.Enter() {
+		return nil, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	return db.idsMany(keys)
+}
+
+func (db *DB) idsMany(keys []store.Key) ([][]uint64, error) {
+	ctx := context.Background()
+	fs := make([]field, len(keys))
+	for i, k := range keys {
+		fs[i].key, fs[i].name = db.postingBucket(k.Namespace, k.Key)
+	}
+	vs, err := db.readFields(ctx, fs)
+	if err != nil {
+		return nil, db.reloadOn(err)
+	}
+	out := make([][]uint64, len(keys))
+	m := statuses{}
+	for i, v := range vs {
+		if out[i], err = db.visibleIDs(ctx, v.v, v.lock, m); err != nil {
+			return nil, db.reloadOn(err)
+		}
+		if len(out[i]) == 0 {
+			out[i] = nil
+		}
+	}
+	return out, nil
+}
+
+// RecordsMany reads every record in one pipeline, as IDsMany does.
+func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
+	if !db.gate.Enter() {
+		return nil, nil, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	return db.recordsMany(ids)
+}
+
+func (db *DB) recordsMany(ids []uint64) ([][]byte, []bool, error) {
+	ctx := context.Background()
+	fs := make([]field, len(ids))
+	for i, id := range ids {
+		fs[i].key, fs[i].name = db.recordBucket(id)
+	}
+	vs, err := db.readFields(ctx, fs)
+	if err != nil {
+		return nil, nil, db.reloadOn(err)
+	}
+	recs, oks := make([][]byte, len(ids)), make([]bool, len(ids))
+	m := statuses{}
+	for i, v := range vs {
+		if recs[i], oks[i], err = db.visibleRecord(ctx, v.v, v.has, v.lock, m); err != nil {
+			return nil, nil, db.reloadOn(err)
+		}
+	}
+	return recs, oks, nil
+}

@@ -1,0 +1,267 @@
+package redisstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/store"
+)
+
+// bucketKeys returns the buckets of the store whose tag matches pattern (after the
+// prefix), from every master, with those that only hold intents, in no order; keep
+// tells the buckets wanted.
+func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(kind byte, ns store.Namespace) bool) ([]string, error) {
+	keys, err := db.scan(ctx, pattern+"*")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range keys {
+		k = strings.TrimSuffix(k, "L")
+		if kind, ns, ok := db.parseBucket(k); ok && keep(kind, ns) && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// scan returns every key of the store matching pattern (after the prefix), from every
+// master.
+func (db *DB) scan(ctx context.Context, pattern string) ([]string, error) {
+	var mu sync.Mutex
+	var keys []string
+	err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		it := n.Scan(ctx, 0, db.prefix+pattern, 1000).Iterator()
+		var mine []string
+		for it.Next(ctx) {
+			mine = append(mine, it.Val())
+		}
+		mu.Lock()
+		keys = append(keys, mine...)
+		mu.Unlock()
+		return it.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: scan: %w", err)
+	}
+	return keys, nil
+}
+
+// bucketFields reads whole buckets and their intents, pipelined, and calls fn with
+// each field of each bucket (the committed value and the intent on it) in no order.
+func (db *DB) bucketFields(ctx context.Context, keys []string, fn func(bucket int, f string, v fieldValue) error) error {
+	for start := 0; start < len(keys); start += 2048 {
+		chunk := keys[start:min(len(keys), start+2048)]
+		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+			for _, k := range chunk {
+				readAllScript.run(ctx, p, []string{k, lockKey(k)})
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("redisstore: read: %w", err)
+		}
+		for i := range chunk {
+			r, _ := cmds[i].(*redis.Cmd).Slice()
+			if len(r) != 2 {
+				return fmt.Errorf("redisstore: read answered %v", r)
+			}
+			data, locks := pairs(r[0]), pairs(r[1])
+			for f, v := range data {
+				if err := fn(start+i, f, fieldValue{v: v, has: true, lock: locks[f]}); err != nil {
+					return err
+				}
+			}
+			for f, l := range locks {
+				if _, ok := data[f]; !ok {
+					if err := fn(start+i, f, fieldValue{lock: l}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// pairs turns an HGETALL answer from a script, field and value after each other, into
+// a map.
+func pairs(v any) map[string]string {
+	l, _ := v.([]any)
+	m := make(map[string]string, len(l)/2)
+	for i := 0; i+1 < len(l); i += 2 {
+		f, _ := l[i].(string)
+		m[f], _ = l[i+1].(string)
+	}
+	return m
+}
+
+// Records scans every master for record buckets, reads them, and calls fn in id
+// order. It holds every record in memory meanwhile: a tool for small stores and tests,
+// not for a replica's startup, which reads nothing in full.
+func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	keys, err := db.bucketKeys(ctx, ":{r*}", func(kind byte, _ store.Namespace) bool { return kind == kindRecord })
+	if err != nil {
+		return err
+	}
+	type rec struct {
+		id uint64
+		v  []byte
+	}
+	var recs []rec
+	m := statuses{}
+	err = db.bucketFields(ctx, keys, func(_ int, f string, v fieldValue) error {
+		if len(f) != 8 {
+			return fmt.Errorf("redisstore: a record bucket holds field %q", f)
+		}
+		r, ok, err := db.visibleRecord(ctx, v.v, v.has, v.lock, m)
+		if ok {
+			recs = append(recs, rec{binary.BigEndian.Uint64([]byte(f)), r})
+		}
+		return err
+	})
+	if err != nil {
+		return db.reloadOn(err)
+	}
+	slices.SortFunc(recs, func(a, b rec) int { return cmp.Compare(a.id, b.id) })
+	for _, r := range recs {
+		if !fn(r.id, r.v) {
+			break
+		}
+	}
+	return nil
+}
+
+// Postings scans every master for the buckets of ns, reads them, and calls fn in the
+// order of store.Store.Postings. Like Records, it holds them all in memory meanwhile.
+func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	if db.isOrdered(ns) {
+		return db.orderedPostings(ctx, ns, fn)
+	}
+	long, err := db.bucketKeys(ctx, ":{p"+strconv.Itoa(int(ns))+".*}", func(kind byte, kns store.Namespace) bool { return kind == kindPosting && kns == ns })
+	if err != nil {
+		return err
+	}
+	short, err := db.bucketKeys(ctx, ":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
+	if err != nil {
+		return err
+	}
+	keys := append(long, short...)
+	var es []entry
+	m := statuses{}
+	err = db.bucketFields(ctx, keys, func(i int, f string, v fieldValue) error {
+		if i >= len(long) {
+			fns, key, ok := sharedField(f)
+			if !ok {
+				return fmt.Errorf("redisstore: a bucket holds field %q", f)
+			}
+			if fns != ns {
+				return nil
+			}
+			f = key
+		}
+		ids, err := db.visibleIDs(ctx, v.v, v.lock, m)
+		for _, id := range ids {
+			es = append(es, entry{f, id})
+		}
+		return err
+	})
+	if err != nil {
+		return db.reloadOn(err)
+	}
+	slices.SortFunc(es, entry.compare)
+	for _, e := range es {
+		if !fn([]byte(e.key), e.id) {
+			break
+		}
+	}
+	return nil
+}
+
+// addCount adds n to the change of namespace ns's count that this process resolved and
+// has not yet added to its count key: the next transaction's prepare pipeline does, or
+// Count, or Close.
+func (db *DB) addCount(ns store.Namespace, n int64) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.counts[ns] += n
+}
+
+// takeCounts returns db.counts and empties it.
+func (db *DB) takeCounts() map[store.Namespace]int64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.counts) == 0 {
+		return nil
+	}
+	out := db.counts
+	db.counts = map[store.Namespace]int64{}
+	return out
+}
+
+var _ store.Counter = (*DB)(nil)
+
+// Count returns the number of postings in namespace ns: a count key that every process
+// adds its resolved changes to with its next write (Count resolves this process's
+// waiting transactions and adds its changes first). So it lags by the last write of
+// each other process, and misses the last write of a process that died after it. Three
+// round trips at most.
+func (db *DB) Count(ns store.Namespace) (int64, error) {
+	if !db.gate.Enter() {
+		return 0, store.ErrClosed
+	}
+	defer db.gate.Leave()
+	ctx := context.Background()
+	if err := db.resolveLater(ctx); err != nil {
+		return 0, err
+	}
+	if err := db.flushCounts(ctx); err != nil {
+		return 0, err
+	}
+	n, err := db.c.Get(ctx, db.countKey(ns)).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+	}
+	return n, nil
+}
+
+// flushCounts adds db.counts to the count keys.
+func (db *DB) flushCounts(ctx context.Context) error {
+	counts := db.takeCounts()
+	if counts == nil {
+		return nil
+	}
+	_, err := db.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for ns, n := range counts {
+			p.IncrBy(ctx, db.countKey(ns), n)
+		}
+		return nil
+	})
+	if err != nil {
+		return db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+	}
+	return nil
+}

@@ -1,0 +1,343 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/store"
+)
+
+// Apply applies b atomically: see the package documentation for how. It returns once
+// every key is written on its master (and, with Options.Wait, on that many replicas).
+func (db *DB) Apply(b *store.Batch) error { return db.ApplyIf(b, nil) }
+
+// Write is Apply: a write that returns is on the masters, and Redis's own fsync policy
+// (appendfsync) decides when it is on disk.
+func (db *DB) Write(b *store.Batch) error { return db.ApplyIf(b, nil) }
+
+// Sync does nothing: Write returned only once the masters had the batch. See
+// Options.Wait for replicas.
+func (db *DB) Sync() error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	db.gate.Leave()
+	return nil
+}
+
+// ApplyIf applies b as Apply does if every condition holds; see store.Conditional. It
+// costs, without contention, two round trips: one pipelined to every master the batch
+// touches (prepare), one to the master of its transaction's status (commit). The third
+// step, resolve, rides in the process's next prepare, or goes alone once the process
+// has written nothing for a moment; with Options.Wait it is part of the write.
+func (db *DB) ApplyIf(b *store.Batch, conds []store.Cond) error {
+	if !db.gate.Enter() {
+		return store.ErrClosed
+	}
+	defer db.gate.Leave()
+	if b.Len() == 0 {
+		return nil
+	}
+	ws, maxID, puts, err := db.plan(b, conds)
+	if err != nil {
+		return err
+	}
+	if puts {
+		db.ids.seen(maxID)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	for {
+		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts}
+		err := t.run(ctx)
+		if !errors.Is(err, errWounded) {
+			return db.reloadOn(err)
+		}
+		// An older transaction took a key this one held: start again, keeping the
+		// start time, so that this one ages and wins in the end.
+		time.Sleep(time.Duration(mrand.IntN(2000)) * time.Microsecond)
+	}
+}
+
+// txn is one attempt of a transaction.
+type txn struct {
+	db     *DB
+	id     string
+	ws     []write
+	placed []bool // ws[i]'s intents are placed
+	maxID  uint64 // the largest record id put, when puts
+	puts   bool
+}
+
+// run runs the attempt: prepare (place an intent on every field, checking conditions),
+// commit (set its status, the one atomic step that decides it), resolve (apply the
+// intents and drop them).
+func (t *txn) run(ctx context.Context) error {
+	db := t.db
+	if err := t.prepare(ctx); err != nil {
+		return t.abort(ctx, err)
+	}
+	ok, err := t.commit(ctx)
+	if err != nil {
+		return t.abort(ctx, fmt.Errorf("redisstore: commit: %w", err))
+	}
+	if !ok {
+		return t.abort(ctx, errWounded)
+	}
+	db.remember(t.id)
+	if db.opt.Wait == 0 {
+		db.later.add(t.id, t.ws)
+		return nil
+	}
+	if err := t.resolveWait(ctx); err != nil {
+		// Committed: readers apply the intents left, and the next writer of each field
+		// resolves them, as long as the status lives.
+		return errors.Join(err, db.c.Persist(ctx, db.statusKey(t.id)).Err())
+	}
+	return nil
+}
+
+// commit sets t's status to committed unless another transaction aborted it, and
+// reports whether it did. The counts that the resolves of prepare's pipeline found
+// ride along.
+func (t *txn) commit(ctx context.Context) (bool, error) {
+	db := t.db
+	var set *redis.BoolCmd
+	var ccmds []countCmd
+	counts := db.takeCounts()
+	_, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		set = p.SetNX(ctx, db.statusKey(t.id), "c", 0)
+		for ns, n := range counts {
+			ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
+		}
+	})
+	for _, c := range ccmds {
+		if c.cmd.Err() != nil {
+			db.addCount(c.ns, c.n)
+		}
+	}
+	if set.Err() != nil {
+		return false, set.Err()
+	}
+	if err != nil {
+		_ = db.reloadOn(err)
+	}
+	return set.Val(), nil
+}
+
+// prepare places the intents of every write, waiting for the older transactions that
+// hold some of its fields and wounding the younger ones, until all are placed. The
+// first pipeline carries the process's pending resolves and counts too.
+func (t *txn) prepare(ctx context.Context) error {
+	db := t.db
+	pending := make([]int, len(t.ws))
+	for i := range pending {
+		pending[i] = i
+	}
+	deadline := time.Now().Add(db.opt.LockTimeout + 5*time.Second)
+	resolves := db.later.take()
+	counts := db.takeCounts()
+	for len(pending) > 0 {
+		var rcmds []redis.Cmder
+		var ccmds []countCmd
+		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+			// Earlier transactions' resolves go first: a field this one writes may hold
+			// one of their intents, which a node then resolves before this prepare.
+			rcmds = resolves.queue(ctx, db, p, false)
+			for _, i := range pending {
+				prepScript.run(ctx, p, t.ws[i].keys(), t.ws[i].prepArgs(t.id)...)
+			}
+			if t.puts {
+				bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
+			}
+			// The counts of earlier writes ride along: no round trip of their own.
+			for ns, n := range counts {
+				ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
+			}
+		})
+		if resolves.done(db, rcmds) != nil {
+			db.later.put(resolves) // they are idempotent: the next write tries again
+		}
+		resolves, counts = nil, nil
+		for _, c := range ccmds {
+			if c.cmd.Err() != nil {
+				db.addCount(c.ns, c.n)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("redisstore: prepare: %w", err)
+		}
+		t.puts = false
+		blockers, err := t.placedBy(cmds[len(rcmds):], pending)
+		if err != nil {
+			return err
+		}
+		if pending = pending[:0]; len(blockers) == 0 {
+			break
+		}
+		for _, is := range blockers {
+			pending = append(pending, is...)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redisstore: keys stayed locked for %v by other writers", db.opt.LockTimeout+5*time.Second)
+		}
+		if err := t.settleAll(ctx, blockers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placedBy reads the prepare answers of the writes pending, marking those placed; it
+// returns the writes each other transaction blocks, store.ErrConflict when a condition
+// failed, or another error.
+func (t *txn) placedBy(cmds []redis.Cmder, pending []int) (map[string][]int, error) {
+	blockers := map[string][]int{}
+	conflict := false
+	for j, i := range pending {
+		r, _ := cmds[j].(*redis.Cmd).Slice()
+		switch {
+		case len(r) == 1 && r[0] == "OK":
+			t.placed[i] = true
+		case len(r) == 1 && r[0] == "C":
+			conflict = true
+		case len(r) == 2 && r[0] == "L":
+			holder, _ := r[1].(string)
+			blockers[holder] = append(blockers[holder], i)
+		default:
+			return nil, fmt.Errorf("redisstore: prepare answered %v", r)
+		}
+	}
+	if conflict {
+		return nil, store.ErrConflict
+	}
+	return blockers, nil
+}
+
+// settleAll settles every blocker, then returns errWounded if an older transaction
+// aborted this one meanwhile, and sleeps a little if some blocker is to be waited for.
+func (t *txn) settleAll(ctx context.Context, blockers map[string][]int) error {
+	waited := false
+	for holder, is := range blockers {
+		done, err := t.settle(ctx, holder, is)
+		if err != nil {
+			return err
+		}
+		waited = waited || !done
+	}
+	if s, err := t.db.c.Get(ctx, t.db.statusKey(t.id)).Result(); err == nil && s == "a" {
+		return errWounded
+	}
+	if waited {
+		time.Sleep(time.Duration(200+mrand.IntN(800)) * time.Microsecond)
+	}
+	return nil
+}
+
+// settle deals with transaction holder, which holds fields of the writes t.ws[is]: it
+// resolves its intents there if it has ended, aborts it if it is younger than t or older
+// than LockTimeout, and otherwise reports false: t waits for it.
+func (t *txn) settle(ctx context.Context, holder string, is []int) (bool, error) {
+	db := t.db
+	s, err := db.c.Get(ctx, db.statusKey(holder)).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, fmt.Errorf("redisstore: status: %w", err)
+	}
+	if s == "" {
+		if holder < t.id && time.Since(txnStart(holder)) < db.opt.LockTimeout {
+			return false, nil
+		}
+		if _, err := db.c.SetNX(ctx, db.statusKey(holder), "a", time.Hour).Result(); err != nil {
+			return false, fmt.Errorf("redisstore: abort: %w", err)
+		}
+		if s, err = db.c.Get(ctx, db.statusKey(holder)).Result(); err != nil {
+			return false, fmt.Errorf("redisstore: status: %w", err)
+		}
+	}
+	r := resolution{txn: holder, commit: s == "c"}
+	for _, i := range is {
+		r.ws = append(r.ws, t.ws[i])
+	}
+	if err := (resolutions{r}).run(ctx, db); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// abort marks t aborted unless it committed, drops its intents, and returns cause.
+func (t *txn) abort(ctx context.Context, cause error) error {
+	db := t.db
+	if _, err := db.c.SetNX(ctx, db.statusKey(t.id), "a", time.Hour).Result(); err != nil {
+		return errors.Join(cause, fmt.Errorf("redisstore: abort: %w", err))
+	}
+	var r resolution
+	r.txn = t.id
+	for i, w := range t.ws {
+		if t.placed[i] {
+			r.ws = append(r.ws, w)
+		}
+	}
+	if len(r.ws) == 0 {
+		return cause
+	}
+	if err := (resolutions{r}).run(ctx, db); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
+// resolveWait resolves committed t on every master in one pipeline each, followed by a
+// WAIT for Options.Wait replicas: WAIT counts the replicas that acknowledged the writes
+// made on its own connection, so each master gets its resolves and its WAIT together.
+func (t *txn) resolveWait(ctx context.Context) error {
+	db := t.db
+	byNode := map[*redis.Client][]write{}
+	for _, w := range t.ws {
+		n, err := db.c.MasterForKey(ctx, w.key)
+		if err != nil {
+			return fmt.Errorf("redisstore: resolve: %w", err)
+		}
+		byNode[n] = append(byNode[n], w)
+	}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for n, ws := range byNode {
+		wg.Go(func() {
+			rs := resolutions{{txn: t.id, commit: true, ws: ws}}
+			var rcmds []redis.Cmder
+			var wait *redis.Cmd
+			_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
+				rcmds = rs.queue(ctx, db, p, true)
+				wait = p.Do(ctx, "wait", db.opt.Wait, db.opt.WaitTimeout.Milliseconds())
+				return nil
+			})
+			if err == nil {
+				err = rs.done(db, rcmds)
+			}
+			if got, _ := wait.Int64(); err == nil && got < int64(db.opt.Wait) {
+				err = fmt.Errorf("%w: %d of %d replicas of %s within %v", ErrWait, got, db.opt.Wait, n.Options().Addr, db.opt.WaitTimeout)
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("redisstore: resolve: %w", err)
+	}
+	if err := db.c.Expire(ctx, db.statusKey(t.id), statusTTL).Err(); err != nil {
+		return fmt.Errorf("redisstore: expire status: %w", err)
+	}
+	return nil
+}
