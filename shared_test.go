@@ -56,7 +56,7 @@ func TestShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if _, err := OpenDetector(s, Options{Near: NearSimHash}); err == nil {
+		if _, err := OpenDetector(s, Options{Pipeline: Pipeline{Near: NearSimHash}}); err == nil {
 			t.Errorf("OpenDetector on a shared store with Near simhash: no error; it finds candidates by bands")
 		}
 	})

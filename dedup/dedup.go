@@ -42,7 +42,7 @@ type Doc struct {
 // Pair is one verified duplicate pair.
 type Pair struct {
 	A, B   int    // indices in Result.Docs, A < B
-	Method Method // Exact, SimHash or MinHash
+	Method neardup.Near // Exact, SimHash or MinHash
 	// Distance is the SimHash distance (method SimHash).
 	Distance int
 	// Similarity is the exact Jaccard similarity of the two documents' shingle sets, or
@@ -104,7 +104,7 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 	if err != nil {
 		return nil, err
 	}
-	near := o.Method.near()
+	near := nearOf(o.Near)
 	fpr, err := o.fingerprinter()
 	if err != nil {
 		return nil, err
@@ -294,7 +294,7 @@ func (r *Result) find(st *sets, o Options) ([]Pair, error) {
 			firsts = append(firsts, int32(i))
 		}
 	}
-	switch o.Method.near() {
+	switch nearOf(o.Near) {
 	case SimHash:
 		fps := make([]uint64, len(firsts))
 		for j, i := range firsts {

@@ -48,7 +48,7 @@ type benchDedupCmd struct {
 	docs, size, edits, threads int
 	plant                      float64
 	seed                       uint64
-	method                     dedup.Method
+	method                     dedupMethod
 	distance                   int
 	threshold                  float64
 	jsonl                      string
@@ -61,9 +61,9 @@ func (c *benchDedupCmd) define(fs *flag.FlagSet) {
 	fs.Float64Var(&c.plant, "plant", 0.1, "make a share `RATE` of the documents near copies of earlier ones (default 0.1)")
 	fs.IntVar(&c.edits, "edits", 3, "replace `E` words in each near copy (default 3)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed the generator with `S` (default 1)")
-	fs.TextVar(&c.method, "method", dedup.All, "deduplicate by `METHOD`: exact, simhash, minhash or all (default all)")
-	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, `BITS` (default %d)", dedup.DefaultDistance))
-	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity, `S` (default %g)", dedup.DefaultThreshold))
+	fs.TextVar(&c.method, "method", dedupMethod(dedup.All), "deduplicate by `METHOD`: exact, simhash, minhash or all (default all)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, `BITS` (default %d)", neardup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultBatchThreshold, fmt.Sprintf("minhash and all: the smallest similarity, `S` (default %g)", neardup.DefaultBatchThreshold))
 	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
 	fs.StringVar(&c.jsonl, "jsonl", "", "write the corpus to `FILE` as JSONL instead of running the engine\n(default \"\": run)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
@@ -192,14 +192,14 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		size += int64(len(text))
 		i++
 		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
-	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, Threads: c.threads, Expected: c.docs}, nil)
+	}, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distance, Threshold: c.threshold}, Threads: c.threads, Expected: c.docs}, nil)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	elapsed := time.Since(start).Seconds()
 	sum := res.Summary()
 	out := benchDedupResult{
-		Docs: c.docs, Bytes: size, Method: c.method.String(), Threads: res.Options.Threads,
+		Docs: c.docs, Bytes: size, Method: dedup.MethodName(neardup.Near(c.method)), Threads: res.Options.Threads,
 		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
 		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: procstat.PeakRSS(), Seed: c.seed,
 		Timings: res.Timings,

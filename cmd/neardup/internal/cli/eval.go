@@ -62,7 +62,7 @@ type evalCmd struct {
 	labelThreshold float64
 	json, bands    bool
 	// Deduplicating the inputs directly.
-	method    dedup.Method
+	method    dedupMethod
 	distance  int
 	threshold float64
 	noExtract bool
@@ -75,9 +75,9 @@ func (c *evalCmd) define(fs *flag.FlagSet) {
 	fs.Float64Var(&c.labelThreshold, "label-threshold", 0.8, "a labelled pair with a score column is a duplicate when its score is at least\n`S` (default 0.8)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object per row instead of the table (default false)")
 	fs.BoolVar(&c.bands, "bands", false, "instead of the sweep, score the run by band of labelled similarity\n(default false)")
-	fs.TextVar(&c.method, "method", dedup.All, "with inputs: deduplicate by `METHOD`, as 'neardup dedup --method' (default all)")
-	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", dedup.DefaultDistance))
-	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", dedup.DefaultThreshold))
+	fs.TextVar(&c.method, "method", dedupMethod(dedup.All), "with inputs: deduplicate by `METHOD`, as 'neardup dedup --method' (default all)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("with inputs: the SimHash distance in `BITS`, as 'neardup dedup' (default %d)", neardup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultBatchThreshold, fmt.Sprintf("with inputs: the MinHash similarity `S`, as 'neardup dedup' (default %g)", neardup.DefaultBatchThreshold))
 	fs.BoolVar(&c.noExtract, "no-extract", false, "with inputs: fingerprint HTML on its whole visible text (default false)")
 	c.text.define(fs)
 }
@@ -96,7 +96,7 @@ func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, 
 		return nil, false, err
 	}
 	distance := distanceOption(c.distance)
-	opt := dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform)}
+	opt := dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distance, Threshold: c.threshold, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform)}}
 	res, err := dedup.Run(func() (neardup.Document, error) {
 		rec, err := r.Next()
 		if err != nil {
@@ -119,7 +119,7 @@ func (c *evalCmd) runDedup(e *env, inputs []string) (map[pairKey]float64, bool, 
 		return nil, false, err
 	}
 	found, bySimilarity, err := parseRunPairs(&buf, "the run's pairs")
-	if c.method == dedup.SimHash || c.method == dedup.Exact {
+	if neardup.Near(c.method) == dedup.SimHash || neardup.Near(c.method) == dedup.Exact {
 		bySimilarity = false
 	}
 	return found, bySimilarity, err
