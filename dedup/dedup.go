@@ -41,7 +41,7 @@ type Doc struct {
 
 // Pair is one verified duplicate pair.
 type Pair struct {
-	A, B   int    // indices in Result.Docs, A < B
+	A, B   int          // indices in Result.Docs, A < B
 	Method neardup.Near // Exact, SimHash or MinHash
 	// Distance is the SimHash distance (method SimHash).
 	Distance int

@@ -74,7 +74,6 @@ func (f *textFlags) describe() string {
 	return unit + " " + strconv.Itoa(f.k()) + "-shingles"
 }
 
-
 // outputFlags are --quiet and --verbose, on every command that draws progress.
 type outputFlags struct {
 	quiet, verbose bool
