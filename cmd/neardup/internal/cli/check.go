@@ -124,7 +124,10 @@ func (c *checkCmd) run(e *env, args []string) error {
 		return err
 	}
 	distance := distanceOption(c.distance)
-	d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract, Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform)}})
+	d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{
+		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
+		Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform),
+	}})
 	if err != nil {
 		return usagef("%v", err)
 	}

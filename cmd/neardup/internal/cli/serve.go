@@ -483,7 +483,9 @@ func (c *serveCmd) config() (serveConfig, error) {
 	if c.minFree == 0 {
 		cfg.minFree = -1 // the flag's 0 is no watermark; the option's is the default
 	}
-	cfg.opt = neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}}, MaxAge: c.maxAge, BandMemory: int64(c.bandMemory)}
+	cfg.opt = neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
+		Keep: keep, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}},
+		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory)}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}
