@@ -182,7 +182,7 @@ type Options struct {
 	// DefaultBandMemory (512 MiB), except for NewDetector, whose store is in memory
 	// already: no copy. A negative value keeps no copy. While the copy holds them, the
 	// band postings are not written to the store (they are rebuilt from the records at
-	// open), which makes adds about a third cheaper. When the copy would grow past the
+	// open), which saves an add its band writes. When the copy would grow past the
 	// bound, or at open when the store's postings would not fit, the detector writes
 	// them to the store (in the background while serving, at open before it returns),
 	// drops the copy, and asks the store from then on, skipping the bands a Bloom
