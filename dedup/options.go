@@ -3,6 +3,7 @@ package dedup
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/neardup/neardup"
 )
@@ -115,7 +116,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	p, err := o.Pipeline.WithDefaults(neardup.DefaultBatchThreshold)
 	if err != nil {
-		return o, fmt.Errorf("%w: %v", ErrOptions, err)
+		return o, optionsError(err)
 	}
 	o.Pipeline = p
 	if o.Threads <= 0 {
@@ -142,7 +143,13 @@ func (o Options) fingerprinter() (*neardup.Fingerprinter, error) {
 	p.Near = neardup.NearDefault // the Fingerprinter's Near is the detector's; dedup's is its own
 	fpr, err := neardup.NewFingerprinter(neardup.Options{Pipeline: p, NoSimHash: near == MinHash, NoMinHash: near != MinHash})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		return nil, optionsError(err)
 	}
 	return fpr, nil
+}
+
+// optionsError is an error of the shared configuration as this package's ErrOptions,
+// its message without the root package's prefix.
+func optionsError(err error) error {
+	return fmt.Errorf("%w: %s", ErrOptions, strings.TrimPrefix(err.Error(), neardup.ErrOptions.Error()+": "))
 }
