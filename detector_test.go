@@ -158,7 +158,7 @@ func TestDetectorErrors(t *testing.T) {
 			t.Errorf("Check(%+v) succeeded", doc)
 		}
 	}
-	for _, o := range []Options{{Threshold: 1.5}, {Near: 9}, {NoMinHash: true}, {NoSimHash: true, Near: NearSimHash}, {NoSimHash: true, NoMinHash: true, Near: NearBoth}, {Keep: KeepPolicy{99}}, {FilterRate: 2}, {MaxAge: -1}} {
+	for _, o := range []Options{{Pipeline: Pipeline{Threshold: 1.5}}, {Pipeline: Pipeline{Near: 9}}, {Pipeline: Pipeline{Near: NearExact}}, {Pipeline: Pipeline{MinHashK: 1 << 20}}, {NoMinHash: true}, {Pipeline: Pipeline{Near: NearSimHash}, NoSimHash: true}, {Pipeline: Pipeline{Near: NearBoth}, NoSimHash: true, NoMinHash: true}, {Pipeline: Pipeline{Keep: KeepPolicy{99}}}, {FilterRate: 2}, {MaxAge: -1}} {
 		if _, err := NewDetector(o); err == nil {
 			t.Errorf("NewDetector(%+v) succeeded", o)
 		}
@@ -194,7 +194,7 @@ func TestDetectorPeekAgreesWithCheck(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, keep := range []KeepPolicy{{KeepPriority}, {KeepFirstSeen}, {KeepLastSeen}, {KeepLongest}, {KeepShortest}, {KeepSmallestID}, DefaultKeepPolicy} {
 		now := t0
-		d := newDetector(t, Options{Keep: keep, Now: func() time.Time { now = now.Add(time.Minute); return now }})
+		d := newDetector(t, Options{Pipeline: Pipeline{Keep: keep}, Now: func() time.Time { now = now.Add(time.Minute); return now }})
 		check(t, d, Document{ID: "p1", Text: text})
 		check(t, d, Document{ID: "p2", Text: text + " more", FetchTime: t0.Add(-time.Hour), Priority: 1})
 		for _, doc := range []Document{{ID: "t9", Text: text}, {ID: "t8", Text: text, FetchTime: t0.Add(-2 * time.Hour)}, {ID: "a0", Text: text + " more words"}} {
@@ -227,7 +227,7 @@ func testDetectorKeepPolicy(t *testing.T, newDetector func(testing.TB, Options) 
 		{KeepPolicy{KeepShortest}, "hi"}, // three tie: smallest id
 		{KeepPolicy{KeepSmallestID}, "hi"},
 	} {
-		d := newDetector(t, Options{Keep: c.keep, Now: func() time.Time { return t0.Add(time.Hour) }})
+		d := newDetector(t, Options{Pipeline: Pipeline{Keep: c.keep}, Now: func() time.Time { return t0.Add(time.Hour) }})
 		check(t, d, Document{ID: "new", Text: text, FetchTime: t0.Add(3 * time.Minute)})
 		check(t, d, Document{ID: "old", Text: text, FetchTime: t0})
 		check(t, d, Document{ID: "hi", Text: text, Priority: 5, FetchTime: t0.Add(time.Minute)})
@@ -283,7 +283,7 @@ func testDetectorNearOracle(t *testing.T, newDetector func(testing.TB, Options) 
 		distance int
 	}{{NearSimHash, 3}, {NearSimHash, 7}, {NearSimHash, -1}, {NearMinHash, 3}} {
 		near := c.near
-		d := newDetector(t, Options{Near: near, Distance: c.distance, MaxMatches: 1000})
+		d := newDetector(t, Options{Pipeline: Pipeline{Near: near, Distance: c.distance}, MaxMatches: 1000})
 		var stored []Entry
 		missed, total := 0, 0
 		for i, text := range texts {
@@ -466,8 +466,8 @@ func TestFingerprintMethods(t *testing.T) {
 		want string
 	}{
 		{Options{}, extract.MethodMain},
-		{Options{NoExtract: true}, extract.MethodVisibleText},
-		{Options{Extract: extract.Options{Timeout: time.Nanosecond}}, extract.MethodVisibleText}, // over budget
+		{Options{Pipeline: Pipeline{NoExtract: true}}, extract.MethodVisibleText},
+		{Options{Pipeline: Pipeline{Extract: extract.Options{Timeout: time.Nanosecond}}}, extract.MethodVisibleText}, // over budget
 	} {
 		f, err := NewFingerprinter(c.opt)
 		if err != nil {
@@ -491,7 +491,7 @@ func TestFingerprintMethods(t *testing.T) {
 			t.Errorf("%+v: the main text fingerprints otherwise than the page", c.opt)
 		}
 	}
-	f, _ := NewFingerprinter(Options{Extract: extract.Options{MaxBytes: 100}})
+	f, _ := NewFingerprinter(Options{Pipeline: Pipeline{Extract: extract.Options{MaxBytes: 100}}})
 	if _, err := f.Fingerprint(Document{ID: "p", HTML: page}); !errors.Is(err, ErrDocument) || !errors.Is(err, extract.ErrTooLarge) {
 		t.Errorf("over MaxBytes: %v", err)
 	}
@@ -510,7 +510,7 @@ func TestFingerprintMethods(t *testing.T) {
 
 func TestFingerprintSkips(t *testing.T) {
 	text := strings.Join(words(9, 400), " ")
-	for _, o := range []Options{{NoMinHash: true, Near: NearSimHash}, {NoSimHash: true, Near: NearMinHash}} {
+	for _, o := range []Options{{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true}, {Pipeline: Pipeline{Near: NearMinHash}, NoSimHash: true}} {
 		f, err := NewFingerprinter(o)
 		if err != nil {
 			t.Fatal(err)
@@ -594,7 +594,7 @@ func TestFingerprintDefinition(t *testing.T) {
 func TestFingerprintShingleOptions(t *testing.T) {
 	text := "The Quick brown fox, the lazy dog and 42 other animals jumped over the fence again " + strings.Join(words(8, 100), " ")
 	for _, so := range []shingle.Options{{K: 3, RemoveStopWords: true}, {Unit: shingle.Chars}, {MaskNumbers: true, KeepCase: true}} {
-		f, err := NewFingerprinter(Options{Shingle: so})
+		f, err := NewFingerprinter(Options{Pipeline: Pipeline{Shingle: so}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,7 +612,7 @@ func TestFingerprintShingleOptions(t *testing.T) {
 			t.Errorf("%+v: SimHash %x, want %x", so, fp.SimHash, want)
 		}
 	}
-	if _, err := NewFingerprinter(Options{Shingle: shingle.Options{K: -1}}); !errors.Is(err, ErrOptions) {
+	if _, err := NewFingerprinter(Options{Pipeline: Pipeline{Shingle: shingle.Options{K: -1}}}); !errors.Is(err, ErrOptions) {
 		t.Errorf("bad shingle options: %v", err)
 	}
 }
@@ -741,12 +741,12 @@ func TestDetectorReopen(t *testing.T) {
 	}
 
 	// Options that shape the keys are the store's for life.
-	for _, o := range []Options{{Distance: 4}, {Threshold: 0.7}, {MinHashK: 64}, {Shingle: shingle.Options{K: 3}}} {
+	for _, o := range []Options{{Pipeline: Pipeline{Distance: 4}}, {Pipeline: Pipeline{Threshold: 0.7}}, {Pipeline: Pipeline{MinHashK: 64}}, {Pipeline: Pipeline{Shingle: shingle.Options{K: 3}}}} {
 		if _, err := OpenDetector(s, o); !errors.Is(err, ErrOptions) {
 			t.Errorf("reopening with %+v: %v, want ErrOptions", o, err)
 		}
 	}
-	if _, err := OpenDetector(s, Options{Near: NearSimHash, MaxAge: time.Hour, MaxMatches: 3}); err != nil {
+	if _, err := OpenDetector(s, Options{Pipeline: Pipeline{Near: NearSimHash}, MaxAge: time.Hour, MaxMatches: 3}); err != nil {
 		t.Errorf("reopening with other verdict options: %v", err)
 	}
 }
@@ -844,7 +844,7 @@ func testDetectorConcurrentAdds(t *testing.T, newDetector func(testing.TB, Optio
 // match comes through the bands.
 func TestDetectorBandCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	opt := Options{Near: NearMinHash, MaxMatches: 1000}
+	opt := Options{Pipeline: Pipeline{Near: NearMinHash}, MaxMatches: 1000}
 	dir := t.TempDir()
 	var stores []store.Store
 	newWith := func(name string, budget int64) *Detector {
@@ -1042,7 +1042,7 @@ func checkBandPostings(t *testing.T, d *Detector, s store.Store, stored bool) {
 // tables: with one, the first shard to fill outgrows it before the 300 documents whose
 // near copies the test adds are in.
 func TestDetectorBandMove(t *testing.T) {
-	opt := Options{Near: NearMinHash, MaxMatches: 1000, BandMemory: 4 * bandShards * bandMinSlots * 8}
+	opt := Options{Pipeline: Pipeline{Near: NearMinHash}, MaxMatches: 1000, BandMemory: 4 * bandShards * bandMinSlots * 8}
 	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
 	d, err := OpenDetector(s, opt)
 	if err != nil {

@@ -11,24 +11,37 @@ import (
 	"github.com/neardup/neardup/urlnorm"
 )
 
-// Near selects how a Detector decides that two contents are nearly the same.
+// Near selects how two contents are found nearly the same: by which fingerprint, or
+// not at all. It is the one method enum of both faces, a Detector (Options.Near) and a
+// batch run of package dedup (dedup.Options.Near), which accept different subsets.
 type Near int
 
 const (
-	// NearAny (the default) calls a pair near-duplicate when either the SimHash distance
-	// is at most Distance or the MinHash similarity reaches Threshold.
-	NearAny Near = iota
+	// NearDefault, the zero value, is each face's default: NearAny for a Detector, and
+	// for dedup exact duplicates, then near-duplicates by MinHash (its "all"). The faces
+	// differ on purpose: a Detector keeps both indexes online anyway, while a batch run
+	// builds only the index it searches by.
+	NearDefault Near = iota
+	// NearAny calls a pair near-duplicate when either the SimHash distance is at most
+	// Distance or the MinHash similarity reaches Threshold (a Detector only).
+	NearAny
 	// NearSimHash uses the SimHash distance alone.
 	NearSimHash
 	// NearMinHash uses the MinHash similarity alone.
 	NearMinHash
-	// NearBoth requires both.
+	// NearBoth requires both (a Detector only).
 	NearBoth
+	// NearExact finds exact duplicates only, no near ones (dedup only: a Detector always
+	// looks for near-duplicates).
+	NearExact
 )
 
-var nearNames = names.Names{NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash", NearBoth: "both"}
+var nearNames = names.Names{
+	NearDefault: "default", NearAny: "any", NearSimHash: "simhash", NearMinHash: "minhash",
+	NearBoth: "both", NearExact: "exact",
+}
 
-// String returns "any", "simhash", "minhash" or "both".
+// String returns "default", "any", "simhash", "minhash", "both" or "exact".
 func (n Near) String() string { return nearNames.Of(int(n), "Near") }
 
 // ParseNear reads the names String returns.
@@ -40,25 +53,34 @@ func ParseNear(s string) (Near, error) {
 	return Near(v), nil
 }
 
-// Defaults of Options.
+// Defaults of Options and of dedup.Options: every default of the fingerprinting
+// configuration is stated here, for both faces.
 const (
 	DefaultDistance = 3
-	// DefaultThreshold is lower than lsh.DefaultThreshold (0.8) because a detector
-	// compares extracted main text, and extraction errors put two copies of one article
-	// between 0.6 and 0.8 often: chosen on aeb-scrapinghub and debian-doc-versions
-	// together (cmd/neardup/internal/accuracy TestDocumentsThresholdChoice holds the choice).
-	DefaultThreshold  = 0.6
-	DefaultMaxMatches = 16
-	DefaultExpected   = 1_000_000
-	DefaultFilterRate = 0.01
+	// DefaultThreshold is a Detector's default Threshold. It is lower than
+	// DefaultBatchThreshold, on purpose: a detector compares extracted main text, and
+	// extraction errors put two copies of one article between 0.6 and 0.8 often: chosen
+	// on aeb-scrapinghub and debian-doc-versions together (cmd/neardup/internal/accuracy
+	// TestDocumentsThresholdChoice holds the choice).
+	DefaultThreshold = 0.6
+	// DefaultBatchThreshold is dedup's default Threshold, the usual threshold of corpus
+	// deduplication with word 5-shingles (and lsh.DefaultThreshold): a batch run drops
+	// what it pairs without a person looking, so it asks for closer copies.
+	DefaultBatchThreshold = 0.8
+	DefaultMaxMatches     = 16
+	DefaultExpected       = 1_000_000
+	DefaultFilterRate     = 0.01
 	// DefaultBandMemory is the default Options.BandMemory: 512 MiB, the band postings of
 	// about two million documents at the default Threshold (25 bands).
 	DefaultBandMemory = 512 << 20
 )
 
-// Options configure a Fingerprinter and a Detector. The zero value is the documented
-// default of every field.
-type Options struct {
+// Pipeline is the fingerprinting configuration that a Detector (Options) and a batch
+// run (dedup.Options) share, embedded in both: how a document becomes fingerprints, when
+// two are near-duplicates, and which of a group survives. The zero value is the
+// documented default of every field; the two faces differ only in the defaults of Near
+// and Threshold (see NearDefault and DefaultBatchThreshold).
+type Pipeline struct {
 	// URL configures URL canonicalization, the URL key; nil means the Aggressive
 	// profile with its default lists (scheme, www., tracking and session parameters,
 	// index pages and trailing slashes do not make a URL new). Give
@@ -70,15 +92,6 @@ type Options struct {
 	Extract extract.Options
 	// NoExtract uses the whole page's visible text as the main text.
 	NoExtract bool
-
-	// Near is the near-duplicate rule; the default is NearAny.
-	Near Near
-	// Distance is the largest SimHash Hamming distance of a near-duplicate; 0 means
-	// DefaultDistance (3). A negative value means 0: equal fingerprints only.
-	Distance int
-	// Threshold is the smallest MinHash similarity of a near-duplicate, in (0, 1]; 0
-	// means DefaultThreshold (0.6).
-	Threshold float64
 	// Shingle is the text pipeline: its normalization and tokenization make every
 	// fingerprint (the normalized text that Main hashes is its units joined by spaces),
 	// and its shingles make the MinHash signature. The zero value is shingle's default
@@ -86,21 +99,72 @@ type Options struct {
 	// 0, simhash.SchemeNeardup's word 2-shingles, so that the default SimHash is that
 	// scheme's. Bag and Weighting are ignored.
 	Shingle shingle.Options
+	// MinHashK is the signature size, 1 to minhash.MaxK; 0 means minhash.DefaultK (128).
+	MinHashK int
+	// Seed seeds the MinHash signature.
+	Seed uint64
+
+	// Near is the near-duplicate rule; the zero value is each face's default (see
+	// NearDefault).
+	Near Near
+	// Distance is the largest SimHash Hamming distance of a near-duplicate; 0 means
+	// DefaultDistance (3). A negative value means 0: equal fingerprints only.
+	Distance int
+	// Threshold is the smallest MinHash similarity of a near-duplicate, in (0, 1]; 0
+	// means the face's default: DefaultThreshold (0.6) for a Detector,
+	// DefaultBatchThreshold (0.8) for dedup.
+	Threshold float64
+	// Keep chooses the survivor of a group of duplicates; nil means DefaultKeepPolicy.
+	Keep KeepPolicy
+}
+
+// WithDefaults returns p with every zero field replaced by its default, Threshold by
+// threshold (DefaultThreshold for a Detector, DefaultBatchThreshold for dedup), or an
+// error wrapping ErrOptions naming the first field out of range. Near is left to each
+// face, which accepts a subset of it (see Near). It is cheap and safe for concurrent
+// use.
+func (p Pipeline) WithDefaults(threshold float64) (Pipeline, error) {
+	if !nearNames.Valid(int(p.Near)) {
+		return p, fmt.Errorf("%w: Near %d", ErrOptions, int(p.Near))
+	}
+	p.Distance = distanceOption(p.Distance)
+	if p.Threshold == 0 {
+		p.Threshold = threshold
+	}
+	if !(p.Threshold > 0 && p.Threshold <= 1) {
+		return p, fmt.Errorf("%w: Threshold %g: use a similarity in (0, 1]", ErrOptions, p.Threshold)
+	}
+	if p.MinHashK == 0 {
+		p.MinHashK = minhash.DefaultK
+	}
+	if p.MinHashK < 1 || p.MinHashK > minhash.MaxK {
+		return p, fmt.Errorf("%w: MinHashK %d: use 1 to %d", ErrOptions, p.MinHashK, minhash.MaxK)
+	}
+	if p.Keep == nil {
+		p.Keep = DefaultKeepPolicy
+	}
+	if err := p.Keep.validate(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// Options configure a Fingerprinter and a Detector. The zero value is the documented
+// default of every field.
+type Options struct {
+	// Pipeline is the fingerprinting configuration shared with package dedup; a
+	// Detector's Near defaults to NearAny and NearExact is refused.
+	Pipeline
+
 	// NoSimHash and NoMinHash leave that fingerprint out (zero SimHash, nil MinHash),
 	// for jobs that search by the other one only and want the time back. A Detector
 	// needs the fingerprints its Near rule uses: NoSimHash requires NearMinHash and
 	// NoMinHash requires NearSimHash.
 	NoSimHash, NoMinHash bool
-	// MinHashK is the signature size; 0 means minhash.DefaultK (128).
-	MinHashK int
-	// Seed seeds the MinHash signature.
-	Seed uint64
 	// MinWords is the fewest words of main text a document needs to be compared for
 	// near-duplicates (it is still compared exactly); 0 means 1, so that empty pages are
 	// never near-duplicates of everything else that is empty.
 	MinWords int
-	// Keep chooses the survivor of a group of duplicates; nil means DefaultKeepPolicy.
-	Keep KeepPolicy
 	// MaxAge, when positive, drops stored documents not seen for longer (by FetchTime,
 	// or by the time of the check when FetchTime is zero), so that stale copies are
 	// evaluated afresh.
@@ -118,7 +182,7 @@ type Options struct {
 	// DefaultBandMemory (512 MiB), except for NewDetector, whose store is in memory
 	// already: no copy. A negative value keeps no copy. While the copy holds them, the
 	// band postings are not written to the store (they are rebuilt from the records at
-	// open), which makes adds about a third cheaper. When the copy would grow past the
+	// open), which saves an add its band writes. When the copy would grow past the
 	// bound, or at open when the store's postings would not fit, the detector writes
 	// them to the store (in the background while serving, at open before it returns),
 	// drops the copy, and asks the store from then on, skipping the bands a Bloom
@@ -131,33 +195,22 @@ type Options struct {
 // withDefaults returns the options with every zero field replaced by its default, or an
 // error naming the first field out of range.
 func (o Options) withDefaults() (Options, error) {
-	if !nearNames.Valid(int(o.Near)) {
-		return o, fmt.Errorf("%w: Near %d", ErrOptions, int(o.Near))
+	p, err := o.Pipeline.WithDefaults(DefaultThreshold)
+	if err != nil {
+		return o, err
+	}
+	o.Pipeline = p
+	switch o.Near {
+	case NearDefault:
+		o.Near = NearAny
+	case NearExact:
+		return o, fmt.Errorf("%w: Near exact: a Detector always looks for near-duplicates; use any, simhash, minhash or both", ErrOptions)
 	}
 	if o.NoSimHash && o.NoMinHash {
 		return o, fmt.Errorf("%w: NoSimHash and NoMinHash together leave nothing to compare", ErrOptions)
 	}
-	o.Distance = distanceOption(o.Distance)
-	if o.Threshold == 0 {
-		o.Threshold = DefaultThreshold
-	}
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return o, fmt.Errorf("%w: Threshold %g: use a similarity in (0, 1]", ErrOptions, o.Threshold)
-	}
-	if o.MinHashK == 0 {
-		o.MinHashK = minhash.DefaultK
-	}
-	if o.MinHashK < 1 {
-		return o, fmt.Errorf("%w: MinHashK %d", ErrOptions, o.MinHashK)
-	}
 	if o.MinWords <= 0 {
 		o.MinWords = 1
-	}
-	if o.Keep == nil {
-		o.Keep = DefaultKeepPolicy
-	}
-	if err := o.Keep.validate(); err != nil {
-		return o, err
 	}
 	if o.MaxAge < 0 {
 		return o, fmt.Errorf("%w: MaxAge %v", ErrOptions, o.MaxAge)

@@ -58,7 +58,7 @@ func TestShared(t *testing.T) {
 		clock := func() time.Time { return time.Unix(0, now.Load()) }
 		testSharedExpiry(t, replicas(t, 2, Options{MaxAge: time.Hour, Now: clock}), &now)
 	})
-	t.Run("SimRace", func(t *testing.T) { testSimRace(t, replicas(t, 2, Options{Near: NearSimHash, NoMinHash: true})) })
+	t.Run("SimRace", func(t *testing.T) { testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true})) })
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
 		if err != nil {
@@ -70,10 +70,10 @@ func TestShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s9.Close()
-		if _, err := OpenDetector(s9, Options{Distance: 9}); !errors.Is(err, ErrOptions) {
+		if _, err := OpenDetector(s9, Options{Pipeline: Pipeline{Distance: 9}}); !errors.Is(err, ErrOptions) {
 			t.Errorf("OpenDetector on a shared store with Distance 9 (220 SimHash tables): %v, want ErrOptions", err)
 		}
-		d, err := OpenDetector(s, Options{Near: NearMinHash})
+		d, err := OpenDetector(s, Options{Pipeline: Pipeline{Near: NearMinHash}})
 		if err != nil {
 			t.Fatal(err)
 		}

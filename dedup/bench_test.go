@@ -73,11 +73,11 @@ func BenchmarkRun(b *testing.B) {
 	for _, d := range docs {
 		size += len(d.Text)
 	}
-	for _, m := range []Method{SimHash, MinHash} {
+	for _, m := range []neardup.Near{SimHash, MinHash} {
 		b.Run(m.String(), func(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
-				res, err := Run(source(docs), Options{Method: m}, nil)
+				res, err := Run(source(docs), Options{Pipeline: neardup.Pipeline{Near: m}}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -41,8 +41,8 @@ type Doc struct {
 
 // Pair is one verified duplicate pair.
 type Pair struct {
-	A, B   int    // indices in Result.Docs, A < B
-	Method Method // Exact, SimHash or MinHash
+	A, B   int          // indices in Result.Docs, A < B
+	Method neardup.Near // Exact, SimHash or MinHash
 	// Distance is the SimHash distance (method SimHash).
 	Distance int
 	// Similarity is the exact Jaccard similarity of the two documents' shingle sets, or
@@ -104,7 +104,7 @@ func Run(src Source, opt Options, onError func(doc neardup.Document, err error) 
 	if err != nil {
 		return nil, err
 	}
-	near := o.Method.near()
+	near := nearOf(o.Near)
 	fpr, err := o.fingerprinter()
 	if err != nil {
 		return nil, err
@@ -151,13 +151,72 @@ func (r *Result) lap(stage string, start *time.Time) {
 	*start = now
 }
 
+// batch is a batch of documents read from a Source; err is io.EOF after the last one.
+type batch struct {
+	docs []neardup.Document
+	err  error
+}
+
+// readBatches sends the documents of src in batches until an error or stop.
+func readBatches(src Source, batches chan<- batch, stop <-chan struct{}) {
+	for {
+		b := batch{docs: make([]neardup.Document, 0, batchSize)}
+		for len(b.docs) < batchSize {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			doc, err := src()
+			if err != nil {
+				b.err = err
+				break
+			}
+			b.docs = append(b.docs, doc)
+		}
+		select {
+		case batches <- b:
+		case <-stop:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// fingerprints holds one batch's fingerprints, errors, features and shingle sets, reused
+// batch after batch.
+type fingerprints struct {
+	fps      []neardup.Fingerprints
+	errs     []error
+	feats    [][]uint64
+	shingles [][]uint32
+}
+
+// fingerprint fingerprints docs on threads goroutines, with the features and sets of
+// the MinHash search when sets is true.
+func (f *fingerprints) fingerprint(fpr *neardup.Fingerprinter, docs []neardup.Document, threads int, sets bool) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(threads, len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(docs); i = int(next.Add(1)) - 1 {
+				if !sets {
+					f.fps[i], f.errs[i] = fpr.Fingerprint(docs[i])
+					continue
+				}
+				f.fps[i], f.feats[i], f.errs[i] = fpr.FingerprintFeatures(docs[i], f.feats[i][:0])
+				f.shingles[i] = appendLow32(f.shingles[i][:0], f.feats[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // read fills r.Docs, and st when it is not nil: a goroutine reads batches from src while
 // Threads goroutines fingerprint the previous batch.
 func (r *Result) read(src Source, fpr *neardup.Fingerprinter, st *sets, o Options, onError func(neardup.Document, error) error) error {
-	type batch struct {
-		docs []neardup.Document
-		err  error // io.EOF after the last batch
-	}
 	batches := make(chan batch, 1)
 	stop := make(chan struct{})
 	// On an early return the reader stops before Run returns, so that the caller may
@@ -167,84 +226,24 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, st *sets, o Option
 		close(stop)
 		reader.Wait()
 	}()
-	reader.Go(func() {
-		for {
-			b := batch{docs: make([]neardup.Document, 0, batchSize)}
-			for len(b.docs) < batchSize {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				doc, err := src()
-				if err != nil {
-					b.err = err
-					break
-				}
-				b.docs = append(b.docs, doc)
-			}
-			select {
-			case batches <- b:
-			case <-stop:
-				return
-			}
-			if b.err != nil {
-				return
-			}
-		}
-	})
+	reader.Go(func() { readBatches(src, batches, stop) })
 
-	fps := make([]neardup.Fingerprints, batchSize)
-	errs := make([]error, batchSize)
-	// Each slot's features and set, reused batch after batch.
-	feats := make([][]uint64, batchSize)
-	shingles := make([][]uint32, batchSize)
+	f := &fingerprints{fps: make([]neardup.Fingerprints, batchSize), errs: make([]error, batchSize),
+		feats: make([][]uint64, batchSize), shingles: make([][]uint32, batchSize)}
 	for b := range batches {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(o.Threads, len(b.docs)) {
-			wg.Go(func() {
-				for i := int(next.Add(1)) - 1; i < len(b.docs); i = int(next.Add(1)) - 1 {
-					if st == nil {
-						fps[i], errs[i] = fpr.Fingerprint(b.docs[i])
-						continue
-					}
-					fps[i], feats[i], errs[i] = fpr.FingerprintFeatures(b.docs[i], feats[i][:0])
-					shingles[i] = appendLow32(shingles[i][:0], feats[i])
-				}
-			})
-		}
-		wg.Wait()
+		f.fingerprint(fpr, b.docs, o.Threads, st != nil)
 		for i, doc := range b.docs {
-			if errs[i] != nil {
+			if f.errs[i] != nil {
 				r.Skipped++
 				if onError != nil {
-					if err := onError(doc, errs[i]); err != nil {
+					if err := onError(doc, f.errs[i]); err != nil {
 						return err
 					}
 				}
 				continue
 			}
-			size := len(doc.HTML)
-			if doc.HTML == nil {
-				size = len(doc.Text)
-			}
-			fp := &fps[i]
-			var fetch int64
-			if !doc.FetchTime.IsZero() {
-				fetch = doc.FetchTime.UnixNano()
-			}
-			r.Docs = append(r.Docs, Doc{
-				ID: doc.ID, URL: fp.URL, Main: fp.Main, SimHash: fp.SimHash,
-				Priority: doc.Priority, FetchTime: fetch,
-				Bytes: int32(min(size, math.MaxInt32)), Words: int32(min(fp.Words, math.MaxInt32)),
-				Cluster: -1, Kept: true,
-			})
-			r.sigs = append(r.sigs, fp.MinHash...)
-			if st != nil {
-				if err := st.add(shingles[i]); err != nil {
-					return err
-				}
+			if err := r.add(doc, &f.fps[i], f.shingles[i], st); err != nil {
+				return err
 			}
 			if o.Progress != nil {
 				o.Progress(StageRead, len(r.Docs))
@@ -256,6 +255,30 @@ func (r *Result) read(src Source, fpr *neardup.Fingerprinter, st *sets, o Option
 			}
 			return b.err
 		}
+	}
+	return nil
+}
+
+// add appends a fingerprinted document to r.Docs, its signature to r.sigs and its
+// shingle set to st when st is not nil.
+func (r *Result) add(doc neardup.Document, fp *neardup.Fingerprints, shingles []uint32, st *sets) error {
+	size := len(doc.HTML)
+	if doc.HTML == nil {
+		size = len(doc.Text)
+	}
+	var fetch int64
+	if !doc.FetchTime.IsZero() {
+		fetch = doc.FetchTime.UnixNano()
+	}
+	r.Docs = append(r.Docs, Doc{
+		ID: doc.ID, URL: fp.URL, Main: fp.Main, SimHash: fp.SimHash,
+		Priority: doc.Priority, FetchTime: fetch,
+		Bytes: int32(min(size, math.MaxInt32)), Words: int32(min(fp.Words, math.MaxInt32)),
+		Cluster: -1, Kept: true,
+	})
+	r.sigs = append(r.sigs, fp.MinHash...)
+	if st != nil {
+		return st.add(shingles)
 	}
 	return nil
 }
@@ -294,7 +317,7 @@ func (r *Result) find(st *sets, o Options) ([]Pair, error) {
 			firsts = append(firsts, int32(i))
 		}
 	}
-	switch o.Method.near() {
+	switch nearOf(o.Near) {
 	case SimHash:
 		fps := make([]uint64, len(firsts))
 		for j, i := range firsts {

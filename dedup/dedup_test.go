@@ -86,9 +86,9 @@ func outputs(t *testing.T, r *Result) string {
 
 func TestRunDeterministic(t *testing.T) {
 	docs := corpusDocs(1, 3000) // three batches
-	for _, m := range []Method{All, Exact, SimHash, MinHash} {
-		one := outputs(t, run(t, docs, Options{Method: m, Threads: 1}))
-		four := outputs(t, run(t, docs, Options{Method: m, Threads: 4}))
+	for _, m := range []neardup.Near{All, Exact, SimHash, MinHash} {
+		one := outputs(t, run(t, docs, Options{Pipeline: neardup.Pipeline{Near: m}, Threads: 1}))
+		four := outputs(t, run(t, docs, Options{Pipeline: neardup.Pipeline{Near: m}, Threads: 4}))
 		if one != four {
 			t.Fatalf("%v: outputs differ between 1 and 4 threads", m)
 		}
@@ -103,8 +103,8 @@ func TestRunDeterministic(t *testing.T) {
 // few the banding's S-curve misses).
 func TestRunOracle(t *testing.T) {
 	docs := corpusDocs(2, 1500)
-	for _, m := range []Method{SimHash, MinHash} {
-		res := run(t, docs, Options{Method: m})
+	for _, m := range []neardup.Near{SimHash, MinHash} {
+		res := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: m}})
 		feats := make([][]uint64, len(docs)) // the exact sets, by the labels' definition
 		for i, d := range docs {
 			feats[i] = evaldata.RefShingles(d.Text)
@@ -124,8 +124,8 @@ func TestRunOracle(t *testing.T) {
 		for x, a := range firsts {
 			for _, b := range firsts[x+1:] {
 				da, db := res.Docs[a], res.Docs[b]
-				if (m == SimHash && simhash.Distance(da.SimHash, db.SimHash) <= DefaultDistance) ||
-					(m == MinHash && minhash.Jaccard(feats[a], feats[b]) >= DefaultThreshold) {
+				if (m == SimHash && simhash.Distance(da.SimHash, db.SimHash) <= neardup.DefaultDistance) ||
+					(m == MinHash && minhash.Jaccard(feats[a], feats[b]) >= neardup.DefaultBatchThreshold) {
 					want[[2]int{a, b}] = true
 				}
 			}
@@ -171,7 +171,7 @@ func TestRunClustersAndKeep(t *testing.T) {
 		{ID: "c", Text: strings.ToUpper(base), Priority: 2},
 		{ID: "d", Text: base + " lambda"},
 	}
-	res := run(t, docs, Options{Method: SimHash})
+	res := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: SimHash}})
 	if len(res.Clusters) != 1 {
 		t.Fatalf("clusters %+v", res.Clusters)
 	}
@@ -194,11 +194,11 @@ func TestRunClustersAndKeep(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 	// first wins without priorities
-	res = run(t, docs, Options{Method: SimHash, Keep: neardup.KeepPolicy{neardup.KeepFirstSeen}})
+	res = run(t, docs, Options{Pipeline: neardup.Pipeline{Near: SimHash, Keep: neardup.KeepPolicy{neardup.KeepFirstSeen}}})
 	if res.Docs[res.Clusters[0].Representative].ID != "a" {
 		t.Fatal("keep first did not keep a")
 	}
-	res = run(t, docs, Options{Method: SimHash, Keep: neardup.KeepPolicy{neardup.KeepLongest}})
+	res = run(t, docs, Options{Pipeline: neardup.Pipeline{Near: SimHash, Keep: neardup.KeepPolicy{neardup.KeepLongest}}})
 	if res.Docs[res.Clusters[0].Representative].ID != "d" {
 		t.Fatal("keep longest did not keep d")
 	}
@@ -229,7 +229,7 @@ func TestRunErrors(t *testing.T) {
 	if _, err := Run(src, Options{}, nil); err != bad {
 		t.Fatalf("source error: %v", err)
 	}
-	for _, o := range []Options{{Method: 9}, {Threshold: 2}, {Distance: 40}, {MinHashK: -1}, {Shingle: shingle.Options{K: -1}}} {
+	for _, o := range []Options{{Pipeline: neardup.Pipeline{Near: 9}}, {Pipeline: neardup.Pipeline{Near: neardup.NearAny}}, {Pipeline: neardup.Pipeline{Near: neardup.NearBoth}}, {Pipeline: neardup.Pipeline{Threshold: 2}}, {Pipeline: neardup.Pipeline{Distance: 40}}, {Pipeline: neardup.Pipeline{MinHashK: -1}}, {Pipeline: neardup.Pipeline{Shingle: shingle.Options{K: -1}}}} {
 		if _, err := Run(source(docs), o, nil); !errors.Is(err, ErrOptions) {
 			t.Errorf("%+v: %v", o, err)
 		}
@@ -301,7 +301,7 @@ func TestRunEmptyMainText(t *testing.T) {
 		{ID: "a", Text: "!!!"}, {ID: "b", Text: "???"}, {ID: "c", HTML: []byte("<html><body><img src=x></body></html>")},
 		{ID: "d", Text: "real words here"}, {ID: "e", Text: "Real words here!"},
 	}
-	res := run(t, docs, Options{Method: SimHash})
+	res := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: SimHash}})
 	if len(res.Clusters) != 1 || !slices.Equal(res.Clusters[0].Members, []int{3, 4}) {
 		t.Fatalf("clusters %+v, want d and e only", res.Clusters)
 	}

@@ -28,12 +28,25 @@
 // The result is the same whatever Threads is: documents keep their input order and
 // every later step is sequential and ordered.
 //
-//	res, err := dedup.Run(next, dedup.Options{Method: dedup.SimHash}, nil)
+//	res, err := dedup.Run(next, dedup.Options{Pipeline: neardup.Pipeline{Near: dedup.SimHash}}, nil)
 //	if err != nil { ... }
 //	res.WriteClusters(clustersFile) // clusters.jsonl
 //	res.WritePairs(pairsFile)       // pairs.jsonl
 //	res.WriteIDs(keepFile, true)    // keep.txt
 //	fmt.Printf("%+v\n", res.Summary())
+//
+// Options embed neardup.Pipeline, the fingerprinting configuration a neardup.Detector
+// takes too, so that one setting means one thing in both; only the defaults of Near and
+// Threshold differ, on purpose (see neardup.NearDefault and neardup.DefaultBatchThreshold).
+//
+// # The output directory
+//
+// WriteDir (or CreateDir, Dir.Bad while reading, then Dir.Write) writes the whole output
+// set of `neardup dedup` into a directory: the four lists, bad.jsonl, the deduplicated
+// corpus (when the documents came from corpus files, read again), summary.json and
+// report.html, a self-contained page with the clusters' texts side by side. The files
+// go into a hidden directory beside the target and are renamed into place at the end,
+// so the target never mixes two runs and a failed run leaves nothing.
 //
 // # Caveats
 //

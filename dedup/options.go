@@ -3,11 +3,9 @@ package dedup
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/extract"
-	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/shingle"
 )
 
 // The stages Options.Progress names, in the order a run goes through them.
@@ -20,73 +18,63 @@ const (
 	StageCluster = "cluster"
 )
 
-// Method selects what counts as a duplicate.
-type Method int
-
+// The near-duplicate methods of a batch run, as Options.Near takes them. A run
+// always groups exact duplicates first; the method says what it adds.
 const (
-	// All (the default) groups exact duplicates, then near-duplicates by MinHash among
-	// what is left.
-	All Method = iota
-	// Exact groups documents whose normalized main text is identical (SHA-256).
-	Exact
+	// All (the default, neardup.NearDefault) adds near-duplicates by MinHash among the
+	// first documents of the exact groups.
+	All = neardup.NearDefault
+	// Exact groups documents whose normalized main text is identical (SHA-256) and adds
+	// nothing.
+	Exact = neardup.NearExact
 	// SimHash adds near-duplicates by SimHash: fingerprints within Distance bits.
-	SimHash
+	SimHash = neardup.NearSimHash
 	// MinHash adds near-duplicates by MinHash: estimated Jaccard similarity of the word
 	// 5-shingle sets at least Threshold.
-	MinHash
+	MinHash = neardup.NearMinHash
 )
 
-var methodNames = [...]string{All: "all", Exact: "exact", SimHash: "simhash", MinHash: "minhash"}
-
-// String returns "all", "exact", "simhash" or "minhash".
-func (m Method) String() string {
-	if m < 0 || int(m) >= len(methodNames) {
-		return fmt.Sprintf("Method(%d)", int(m))
+// MethodName returns the name of a batch run's method as `neardup dedup --method`
+// takes it: "all" for All, else the method's own name ("exact", "simhash", "minhash").
+func MethodName(m neardup.Near) string {
+	if m == All {
+		return "all"
 	}
-	return methodNames[m]
+	return m.String()
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler for the names String returns.
-func (m *Method) UnmarshalText(text []byte) error {
-	for i, n := range methodNames {
-		if n == string(text) {
-			*m = Method(i)
-			return nil
-		}
+// ParseMethod reads the names MethodName returns.
+func ParseMethod(s string) (neardup.Near, error) {
+	switch s {
+	case "all":
+		return All, nil
+	case "exact":
+		return Exact, nil
+	case "simhash":
+		return SimHash, nil
+	case "minhash":
+		return MinHash, nil
 	}
-	return fmt.Errorf("%w: method %q: use all, exact, simhash or minhash", ErrOptions, text)
+	return 0, fmt.Errorf("%w: method %q: use all, exact, simhash or minhash", ErrOptions, s)
 }
 
-// near reports the near-duplicate method in effect: SimHash, MinHash, or Exact for none.
-func (m Method) near() Method {
+// nearOf reports the near-duplicate method in effect: SimHash, MinHash, or Exact for none.
+func nearOf(m neardup.Near) neardup.Near {
 	if m == All {
 		return MinHash
 	}
 	return m
 }
 
-// Defaults of Options.
-const (
-	DefaultDistance  = 3
-	DefaultThreshold = 0.8
-)
-
 // Options configure a Run. The zero value is the documented default of every field.
 type Options struct {
-	// Method is what counts as a duplicate; the default is All.
-	Method Method
-	// Distance is the largest SimHash distance of a near-duplicate pair (method
-	// simhash); 0 means DefaultDistance (3), a negative value 0.
-	Distance int
-	// Threshold is the smallest estimated Jaccard similarity of a near-duplicate pair
-	// (methods minhash and all), in (0, 1]; 0 means DefaultThreshold (0.8), the usual
-	// threshold of corpus deduplication with word 5-shingles.
-	Threshold float64
-	// MinHashK is the MinHash signature size; 0 means minhash.DefaultK (128).
-	MinHashK int
+	// Pipeline is the fingerprinting configuration shared with a neardup.Detector. Its
+	// Near is one of All (the zero value), Exact, SimHash and MinHash: a batch run
+	// builds the one index it searches by. Distance (method SimHash) must be below 32.
+	// Threshold (methods MinHash and All) defaults to neardup.DefaultBatchThreshold
+	// (0.8), above a Detector's. URL, as in a Detector, canonicalizes Doc.URL.
+	neardup.Pipeline
+
 	// Containment, with methods minhash and all, makes a near pair of two documents when
 	// the smaller one's shingles are found in the other at a share of at least Threshold,
 	// instead of when their Jaccard similarity is. The candidates are still those the
@@ -102,17 +90,6 @@ type Options struct {
 	// TempDir is the directory of that file; "" means os.TempDir(). The file is removed
 	// before Run returns.
 	TempDir string
-	// Shingle is the text pipeline (normalization, tokenization, shingles) of every
-	// fingerprint, as neardup.Options.Shingle; the zero value is shingle's default.
-	Shingle shingle.Options
-	// NoExtract fingerprints HTML documents on their whole visible text instead of their
-	// main content.
-	NoExtract bool
-	// Extract configures main-content extraction; the zero value is extract's default.
-	Extract extract.Options
-	// Keep chooses each cluster's representative, the document kept; nil means
-	// neardup.DefaultKeepPolicy (priority, then first in the input, then smallest id).
-	Keep neardup.KeepPolicy
 	// Threads is the number of goroutines that fingerprint documents; 0 means
 	// runtime.GOMAXPROCS(0). It never changes the result.
 	Threads int
@@ -129,32 +106,19 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Method < 0 || int(o.Method) >= len(methodNames) {
-		return o, fmt.Errorf("%w: method %d", ErrOptions, int(o.Method))
+	switch o.Near {
+	case All, Exact, SimHash, MinHash:
+	default:
+		return o, fmt.Errorf("%w: method %v: use all, exact, simhash or minhash", ErrOptions, o.Near)
 	}
-	switch {
-	case o.Distance == 0:
-		o.Distance = DefaultDistance
-	case o.Distance < 0:
-		o.Distance = 0
-	case o.Distance >= 32:
+	if o.Distance >= 32 {
 		return o, fmt.Errorf("%w: distance %d: use at most 31 bits", ErrOptions, o.Distance)
 	}
-	if o.Threshold == 0 {
-		o.Threshold = DefaultThreshold
+	p, err := o.Pipeline.WithDefaults(neardup.DefaultBatchThreshold)
+	if err != nil {
+		return o, optionsError(err)
 	}
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return o, fmt.Errorf("%w: threshold %g: use a similarity in (0, 1]", ErrOptions, o.Threshold)
-	}
-	if o.MinHashK == 0 {
-		o.MinHashK = minhash.DefaultK
-	}
-	if o.MinHashK < 1 || o.MinHashK > minhash.MaxK {
-		return o, fmt.Errorf("%w: MinHashK %d: use 1 to %d", ErrOptions, o.MinHashK, minhash.MaxK)
-	}
-	if o.Keep == nil {
-		o.Keep = neardup.DefaultKeepPolicy
-	}
+	o.Pipeline = p
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
@@ -174,13 +138,18 @@ func (o Options) Validate() error {
 // fingerprint the method searches by, and SimHash for the exact method (the mirrors and
 // the report use it; it is cheap).
 func (o Options) fingerprinter() (*neardup.Fingerprinter, error) {
-	near := o.Method.near()
-	fpr, err := neardup.NewFingerprinter(neardup.Options{
-		NoExtract: o.NoExtract, Extract: o.Extract, Shingle: o.Shingle, MinHashK: o.MinHashK, Keep: o.Keep,
-		NoSimHash: near == MinHash, NoMinHash: near != MinHash,
-	})
+	near := nearOf(o.Near)
+	p := o.Pipeline
+	p.Near = neardup.NearDefault // the Fingerprinter's Near is the detector's; dedup's is its own
+	fpr, err := neardup.NewFingerprinter(neardup.Options{Pipeline: p, NoSimHash: near == MinHash, NoMinHash: near != MinHash})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		return nil, optionsError(err)
 	}
 	return fpr, nil
+}
+
+// optionsError is an error of the shared configuration as this package's ErrOptions,
+// its message without the root package's prefix.
+func optionsError(err error) error {
+	return fmt.Errorf("%w: %s", ErrOptions, strings.TrimPrefix(err.Error(), neardup.ErrOptions.Error()+": "))
 }

@@ -50,7 +50,7 @@ func (r *Result) appendScore(b []byte, rep, m int) []byte {
 	switch {
 	case s.Exact:
 		return append(b, `,"exact":true`...)
-	case r.Options.Method.near() == MinHash:
+	case nearOf(r.Options.Near) == MinHash:
 		b = append(b, `,"similarity":`...)
 		return strconv.AppendFloat(b, s.Similarity, 'f', 4, 64)
 	}

@@ -43,15 +43,15 @@ func denseDocs(t *testing.T, n int) ([]neardup.Document, [][]float64) {
 // threshold and whose similarity does not, checked to exist.
 func TestRunVerifiesExactly(t *testing.T) {
 	docs, sim := denseDocs(t, 250)
-	res := run(t, docs, Options{Method: MinHash})
+	res := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: MinHash}})
 	got := map[[2]int]bool{}
 	for _, p := range res.Pairs {
 		if p.Method != MinHash {
 			t.Fatalf("pair %+v: want only MinHash pairs in the cloud", p)
 		}
 		got[[2]int{p.A, p.B}] = true
-		if s := sim[p.A][p.B]; s < DefaultThreshold || p.Similarity != s {
-			t.Fatalf("pair %+v: exact similarity %v (threshold %v)", p, s, DefaultThreshold)
+		if s := sim[p.A][p.B]; s < neardup.DefaultBatchThreshold || p.Similarity != s {
+			t.Fatalf("pair %+v: exact similarity %v (threshold %v)", p, s, neardup.DefaultBatchThreshold)
 		}
 		if est := minhash.Similarity(res.Signature(p.A), res.Signature(p.B)); p.Estimate != est {
 			t.Fatalf("pair %+v: estimate %v, want %v", p, p.Estimate, est)
@@ -61,8 +61,8 @@ func TestRunVerifiesExactly(t *testing.T) {
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
 			est := minhash.Similarity(res.Signature(i), res.Signature(j))
-			if sim[i][j] < DefaultThreshold {
-				if est >= DefaultThreshold {
+			if sim[i][j] < neardup.DefaultBatchThreshold {
+				if est >= neardup.DefaultBatchThreshold {
 					estimateOnly++
 				}
 				continue
@@ -73,7 +73,7 @@ func TestRunVerifiesExactly(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs at or above %v, %d reported, %d missed; %d pairs below it estimated above", want, DefaultThreshold, len(got), missed, estimateOnly)
+	t.Logf("%d pairs at or above %v, %d reported, %d missed; %d pairs below it estimated above", want, neardup.DefaultBatchThreshold, len(got), missed, estimateOnly)
 	if estimateOnly < 10 || want < 300 {
 		t.Fatalf("the cloud does not test verification: %d pairs estimated above the threshold and below it, %d above", estimateOnly, want)
 	}
@@ -87,10 +87,10 @@ func TestRunVerifiesExactly(t *testing.T) {
 // the file from the first, or part each, and that the file is removed.
 func TestRunSpill(t *testing.T) {
 	docs, _ := denseDocs(t, 120)
-	mem := run(t, docs, Options{Method: MinHash})
+	mem := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: MinHash}})
 	for _, limit := range []int64{-1, 40_000} { // all on file; the first two dozen in memory
 		dir := t.TempDir()
-		res := run(t, docs, Options{Method: MinHash, VerifyMemory: limit, TempDir: dir})
+		res := run(t, docs, Options{Pipeline: neardup.Pipeline{Near: MinHash}, VerifyMemory: limit, TempDir: dir})
 		if !slices.Equal(res.Pairs, mem.Pairs) {
 			t.Errorf("VerifyMemory %d: %d pairs, %d with the sets in memory", limit, len(res.Pairs), len(mem.Pairs))
 		}
@@ -98,7 +98,7 @@ func TestRunSpill(t *testing.T) {
 			t.Errorf("VerifyMemory %d: %d files left in TempDir", limit, len(left))
 		}
 	}
-	_, err := Run(source(docs), Options{Method: MinHash, VerifyMemory: -1, TempDir: filepath.Join(t.TempDir(), "missing")}, nil)
+	_, err := Run(source(docs), Options{Pipeline: neardup.Pipeline{Near: MinHash}, VerifyMemory: -1, TempDir: filepath.Join(t.TempDir(), "missing")}, nil)
 	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "dedup: ") {
 		t.Errorf("spilling to a missing directory: %v", err)
 	}
@@ -182,10 +182,10 @@ func TestRunContainment(t *testing.T) {
 		extra[i] = fmt.Sprintf("q%d", i)
 	}
 	in := []neardup.Document{{ID: "small", Text: base}, {ID: "large", Text: base + " " + strings.Join(extra, " ")}}
-	if res := run(t, in, Options{Method: MinHash, Threshold: 0.9}); len(res.Pairs) != 0 {
+	if res := run(t, in, Options{Pipeline: neardup.Pipeline{Near: MinHash, Threshold: 0.9}}); len(res.Pairs) != 0 {
 		t.Fatalf("Jaccard: pairs %+v, want none", res.Pairs)
 	}
-	res := run(t, in, Options{Method: MinHash, Threshold: 0.9, Containment: true})
+	res := run(t, in, Options{Pipeline: neardup.Pipeline{Near: MinHash, Threshold: 0.9}, Containment: true})
 	if len(res.Pairs) != 1 || res.Pairs[0].Similarity != 1 {
 		t.Fatalf("containment: pairs %+v, want one of similarity 1", res.Pairs)
 	}

@@ -43,7 +43,7 @@ const (
 // on how busy the race detector keeps the two cores. The filter is sized for the test,
 // so that a pre-screen snapshot is kilobytes.
 func e2eOptions() neardup.Options {
-	return neardup.Options{Expected: 20_000, Extract: extract.Options{Timeout: -1}}
+	return neardup.Options{Pipeline: neardup.Pipeline{Extract: extract.Options{Timeout: -1}}, Expected: 20_000}
 }
 
 // crawlPage is one fetch of the crawl.

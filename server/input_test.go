@@ -101,7 +101,7 @@ func TestCheckAgreesWithAdd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := neardup.NewDetector(neardup.Options{Keep: policy})
+			d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{Keep: policy}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -316,7 +316,7 @@ func TestPrescreenStale(t *testing.T) {
 func TestOptions(t *testing.T) {
 	f := newService(t)
 	c := newClient(t, f)
-	if _, err := New(context.Background(), c, Options{Neardup: neardup.Options{Threshold: 2}}); !errors.Is(err, neardup.ErrOptions) {
+	if _, err := New(context.Background(), c, Options{Neardup: neardup.Options{Pipeline: neardup.Pipeline{Threshold: 2}}}); !errors.Is(err, neardup.ErrOptions) {
 		t.Errorf("bad options: %v", err)
 	}
 	f.setFail(func(w http.ResponseWriter, r *http.Request) bool {
@@ -396,7 +396,7 @@ func TestPrescreenExtractionTimeout(t *testing.T) {
 	if r, err := p.Screen(page); err != nil || r.Exact {
 		t.Fatalf("in time: %+v %v", r, err)
 	}
-	p = newPrescreen(t, c, Options{Every: -1, Neardup: neardup.Options{Extract: extract.Options{Timeout: time.Nanosecond}}})
+	p = newPrescreen(t, c, Options{Every: -1, Neardup: neardup.Options{Pipeline: neardup.Pipeline{Extract: extract.Options{Timeout: time.Nanosecond}}}})
 	if r, err := p.Screen(page); err != nil || !r.Exact || r.Fingerprints.Method != extract.MethodVisibleText {
 		t.Errorf("out of time: %+v %v", r, err)
 	}

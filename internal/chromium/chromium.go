@@ -1,7 +1,7 @@
 //go:build unix
 
 // Package chromium runs Debian's headless Chromium for tests that check a page as a
-// browser builds it: report.html (cmd/neardup/internal/report) and the service's web page (server).
+// browser builds it: report.html (dedup/internal/report) and the service's web page (server).
 // It is a test helper: its functions take a *testing.T and fail or skip the test.
 package chromium
 

@@ -44,3 +44,17 @@ func parse(status []byte, field string) uint64 {
 	}
 	return 0
 }
+
+// Bytes formats a byte count as people read it, in powers of 1000: "512 B", "12.3 MB".
+func Bytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + "kMGTPE"[exp:exp+1] + "B"
+}

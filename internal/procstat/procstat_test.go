@@ -33,3 +33,11 @@ func TestLive(t *testing.T) {
 		t.Errorf("RSS %d, peak %d", rss, peak)
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 12_345_678: "12.3 MB", 1 << 62: "4.6 EB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -83,10 +83,7 @@ func TestDetectorNearThreshold(t *testing.T) {
 			}
 		}
 		for _, k := range []int{128, 256, 512} {
-			opt := neardup.Options{
-				Near: neardup.NearMinHash, Threshold: 0.8, MinHashK: k, MaxMatches: len(s.docs),
-				Shingle: shingle.Options{SplitPunct: true}, NoExtract: true,
-			}
+			opt := neardup.Options{Pipeline: neardup.Pipeline{Near: neardup.NearMinHash, Threshold: 0.8, MinHashK: k, Shingle: shingle.Options{SplitPunct: true}, NoExtract: true}, MaxMatches: len(s.docs)}
 			found := detectorPairs(t, s.docs, opt)
 			// The estimate alone, every pair compared: the error that is not the bands'.
 			fpr, err := neardup.NewFingerprinter(opt)

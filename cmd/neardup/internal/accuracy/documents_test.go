@@ -61,7 +61,7 @@ func fingerprints(t *testing.T, seed uint64) *fpSet {
 	if set := ps.seeds[seed]; set != nil {
 		return set
 	}
-	fpr, err := neardup.NewFingerprinter(neardup.Options{Seed: seed})
+	fpr, err := neardup.NewFingerprinter(neardup.Options{Pipeline: neardup.Pipeline{Seed: seed}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func extractPages() error {
 		ps.docs = append(ps.docs, neardup.Document{ID: "gold/" + a.ID, Text: a.Body})
 	}
 	// The debian pages' raw and visible-text hashes, for the exact levels.
-	visible, err := neardup.NewFingerprinter(neardup.Options{NoExtract: true, NoMinHash: true})
+	visible, err := neardup.NewFingerprinter(neardup.Options{Pipeline: neardup.Pipeline{NoExtract: true}, NoMinHash: true})
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func aebScore(t *testing.T, fps *fpSet, opt neardup.Options) (found int, missed 
 		}
 	}
 	for _, p := range ps.aebSame {
-		d := detector(t, neardup.Options{Near: opt.Near, Distance: opt.Distance, Threshold: opt.Threshold, Expected: 10})
+		d := detector(t, neardup.Options{Pipeline: neardup.Pipeline{Near: opt.Near, Distance: opt.Distance, Threshold: opt.Threshold}, Expected: 10})
 		checkEntry(t, d, neardup.Entry{ID: "a", Fingerprints: fps.aebPage[p[0]]}, true)
 		if v := checkEntry(t, d, neardup.Entry{ID: "b", Fingerprints: fps.aebPage[p[1]]}, false); v.Kind != neardup.Unique {
 			falsePos++
@@ -394,9 +394,9 @@ func TestDocumentsThresholdChoice(t *testing.T) {
 		var found, falsePos, r, p float64
 		for seed := range uint64(seeds) {
 			fps := fingerprints(t, seed)
-			f, _, fp := aebScore(t, fps, neardup.Options{Threshold: th, Seed: seed})
+			f, _, fp := aebScore(t, fps, neardup.Options{Pipeline: neardup.Pipeline{Threshold: th, Seed: seed}})
 			found, falsePos = found+float64(f)/seeds, falsePos+float64(fp)/seeds
-			tp, fp2, fn, _ := debianMirror(t, fps, neardup.Options{Threshold: th, Seed: seed}, th)
+			tp, fp2, fn, _ := debianMirror(t, fps, neardup.Options{Pipeline: neardup.Pipeline{Threshold: th, Seed: seed}}, th)
 			r += float64(tp) / float64(tp+fn) / seeds
 			p += float64(tp) / float64(tp+fp2) / seeds
 		}

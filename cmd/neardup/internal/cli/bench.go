@@ -1,20 +1,12 @@
 package cli
 
 import (
-	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/bits"
-	"math/rand/v2"
-	"runtime"
-	"slices"
-	"time"
 
-	"github.com/neardup/neardup/hamming"
-	"github.com/neardup/neardup/internal/procstat"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 var benchFindallCommand = &command{
@@ -61,24 +53,6 @@ func (c *benchFindallCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 }
 
-// benchResult is the JSON report of bench findall.
-type benchResult struct {
-	N                int      `json:"n"`
-	Planted          int      `json:"planted"`
-	Blocks           int      `json:"blocks"`
-	Auto             bool     `json:"auto"`
-	Distance         int      `json:"distance"`
-	Threads          int      `json:"threads"`
-	Seconds          float64  `json:"seconds"`
-	Pairs            int      `json:"pairs"`
-	PlantedRecovered int      `json:"planted_recovered"`
-	PlantedPairs     int      `json:"planted_pairs"`
-	Recall           *float64 `json:"recall"` // null when no pair was planted
-	PeakRSSBytes     uint64   `json:"peak_rss_bytes"`
-	Seed             uint64   `json:"seed"`
-	Repeat           int      `json:"repeat"`
-}
-
 func (c *benchFindallCmd) run(e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q: bench findall generates its input; use --random N", args[0])
@@ -99,48 +73,13 @@ func (c *benchFindallCmd) run(e *env, args []string) error {
 		return err
 	}
 
-	fps, planted := plantedWorkload(c.n, c.plant, c.distance, c.seed)
-	f := hamming.Finder{Distance: c.distance, Blocks: c.blocks, Threads: c.threads}
-	var pairs []hamming.Pair
-	best := time.Duration(math.MaxInt64)
-	for range c.repeat {
-		runtime.GC() // start each run from the same heap (the last run's pairs are dead here)
-		start := time.Now()
-		var err error
-		pairs, err = f.FindAll(fps)
-		if err != nil {
-			return err
-		}
-		best = min(best, time.Since(start))
+	res, err := bench.Findall(bench.FindallOptions{
+		N: c.n, Plant: c.plant, Distance: c.distance, Blocks: c.blocks, Threads: c.threads, Repeat: c.repeat, Seed: c.seed,
+	})
+	if err != nil {
+		return err
 	}
-
-	res := benchResult{
-		N:            c.n,
-		Planted:      len(fps) - c.n,
-		Blocks:       c.blocks,
-		Auto:         c.blocks == 0,
-		Distance:     c.distance,
-		Threads:      effectiveThreads(c.threads),
-		Seconds:      best.Seconds(),
-		Pairs:        len(pairs),
-		PlantedPairs: len(planted),
-		PeakRSSBytes: procstat.PeakRSS(),
-		Seed:         c.seed,
-		Repeat:       c.repeat,
-	}
-	if res.Auto {
-		res.Blocks = hamming.AutoBlocks(len(fps), c.distance)
-	}
-	for _, p := range planted {
-		if _, ok := slices.BinarySearchFunc(pairs, p, comparePairs); ok {
-			res.PlantedRecovered++
-		}
-	}
-	if len(planted) > 0 {
-		r := float64(res.PlantedRecovered) / float64(len(planted))
-		res.Recall = &r
-	}
-
+	res.Threads = effectiveThreads(c.threads)
 	if !c.json {
 		return writeBenchReport(e.stdout, res)
 	}
@@ -157,42 +96,8 @@ func (c *benchFindallCmd) run(e *env, args []string) error {
 	return nil
 }
 
-func comparePairs(a, b hamming.Pair) int {
-	if c := cmp.Compare(a.A, b.A); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.B, b.B)
-}
-
-// plantedWorkload returns n random fingerprints and round(n*rate) near copies of random
-// ones among them, each with 1 to k distinct bits flipped, shuffled; and the distinct
-// (original, copy) pairs, smaller value first, sorted.
-func plantedWorkload(n int, rate float64, k int, seed uint64) (fps []uint64, planted []hamming.Pair) {
-	r := rand.New(rand.NewPCG(seed, 0))
-	copies := int(math.Round(float64(n) * rate))
-	fps = make([]uint64, n, n+copies)
-	for i := range fps {
-		fps[i] = r.Uint64()
-	}
-	planted = make([]hamming.Pair, 0, copies)
-	for range copies {
-		orig := fps[r.IntN(n)]
-		flips := 1 + r.IntN(k)
-		var mask uint64
-		for bits.OnesCount64(mask) < flips {
-			mask |= 1 << r.IntN(64)
-		}
-		cp := orig ^ mask
-		fps = append(fps, cp)
-		planted = append(planted, hamming.Pair{A: min(orig, cp), B: max(orig, cp)})
-	}
-	r.Shuffle(len(fps), func(i, j int) { fps[i], fps[j] = fps[j], fps[i] })
-	slices.SortFunc(planted, comparePairs)
-	return fps, slices.Compact(planted)
-}
-
 // writeBenchReport writes the human-readable report of res.
-func writeBenchReport(w io.Writer, res benchResult) error {
+func writeBenchReport(w io.Writer, res bench.FindallResult) error {
 	how := "given"
 	if res.Auto {
 		how = "automatic"

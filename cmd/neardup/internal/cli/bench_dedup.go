@@ -48,7 +48,7 @@ type benchDedupCmd struct {
 	docs, size, edits, threads int
 	plant                      float64
 	seed                       uint64
-	method                     dedup.Method
+	method                     dedupMethod
 	distance                   int
 	threshold                  float64
 	jsonl                      string
@@ -61,9 +61,9 @@ func (c *benchDedupCmd) define(fs *flag.FlagSet) {
 	fs.Float64Var(&c.plant, "plant", 0.1, "make a share `RATE` of the documents near copies of earlier ones (default 0.1)")
 	fs.IntVar(&c.edits, "edits", 3, "replace `E` words in each near copy (default 3)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed the generator with `S` (default 1)")
-	fs.TextVar(&c.method, "method", dedup.All, "deduplicate by `METHOD`: exact, simhash, minhash or all (default all)")
-	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, `BITS` (default %d)", dedup.DefaultDistance))
-	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity, `S` (default %g)", dedup.DefaultThreshold))
+	fs.TextVar(&c.method, "method", dedupMethod(dedup.All), "deduplicate by `METHOD`: exact, simhash, minhash or all (default all)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, `BITS` (default %d)", neardup.DefaultDistance))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultBatchThreshold, fmt.Sprintf("minhash and all: the smallest similarity, `S` (default %g)", neardup.DefaultBatchThreshold))
 	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
 	fs.StringVar(&c.jsonl, "jsonl", "", "write the corpus to `FILE` as JSONL instead of running the engine\n(default \"\": run)")
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
@@ -161,24 +161,48 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		return usagef("--edits %d: use 0 or more", c.edits)
 	}
 	s := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
-
 	if c.jsonl != "" {
-		return writeFile(c.jsonl, func(w io.Writer) error {
-			bw := bufio.NewWriterSize(w, 1<<20)
-			var text []byte
-			for i := range c.docs {
-				text = s.text(text[:0], i)
-				line, _ := json.Marshal(struct {
-					ID   string `json:"id"`
-					Text string `json:"text"`
-				}{strconv.Itoa(i), string(text)})
-				bw.Write(append(line, '\n'))
-			}
-			return bw.Flush()
-		})
+		return c.writeJSONL(s)
 	}
+	out, err := c.measure(s)
+	if err != nil {
+		return err
+	}
+	report := e.stdout
+	if c.json {
+		report = e.stderr
+	}
+	if err := c.writeReport(report, out); err != nil {
+		return err
+	}
+	if c.json {
+		b, _ := json.Marshal(out)
+		if _, err := e.stdout.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-	distance := distanceOption(c.distance)
+// writeJSONL writes the workload to --jsonl instead of running it.
+func (c *benchDedupCmd) writeJSONL(s *synthCorpus) error {
+	return writeFile(c.jsonl, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		var text []byte
+		for i := range c.docs {
+			text = s.text(text[:0], i)
+			line, _ := json.Marshal(struct {
+				ID   string `json:"id"`
+				Text string `json:"text"`
+			}{strconv.Itoa(i), string(text)})
+			bw.Write(append(line, '\n'))
+		}
+		return bw.Flush()
+	})
+}
+
+// measure runs dedup on the workload and returns what it took and found.
+func (c *benchDedupCmd) measure(s *synthCorpus) (benchDedupResult, error) {
 	var size int64
 	var text []byte
 	i := 0
@@ -192,14 +216,14 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 		size += int64(len(text))
 		i++
 		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
-	}, dedup.Options{Method: c.method, Distance: distance, Threshold: c.threshold, Threads: c.threads, Expected: c.docs}, nil)
+	}, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold}, Threads: c.threads, Expected: c.docs}, nil)
 	if err != nil {
-		return usagef("%v", err)
+		return benchDedupResult{}, usagef("%v", err)
 	}
 	elapsed := time.Since(start).Seconds()
 	sum := res.Summary()
 	out := benchDedupResult{
-		Docs: c.docs, Bytes: size, Method: c.method.String(), Threads: res.Options.Threads,
+		Docs: c.docs, Bytes: size, Method: dedup.MethodName(neardup.Near(c.method)), Threads: res.Options.Threads,
 		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
 		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: procstat.PeakRSS(), Seed: c.seed,
 		Timings: res.Timings,
@@ -215,11 +239,12 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	if out.PlantedPairs > 0 {
 		out.Recall = float64(out.PlantedRecovered) / float64(out.PlantedPairs)
 	}
-	report := e.stdout
-	if c.json {
-		report = e.stderr
-	}
-	tw := tabwriter.NewWriter(report, 0, 0, 2, ' ', 0)
+	return out, nil
+}
+
+// writeReport writes the human-readable report of a run.
+func (c *benchDedupCmd) writeReport(w io.Writer, out benchDedupResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "workload\t%d documents, %s of synthetic text (%d bytes each), %d planted near copies (%d words edited)\n", out.Docs, humanBytes(out.Bytes), c.size, out.PlantedPairs, c.edits)
 	fmt.Fprintf(tw, "method\t%s on %d threads\n", out.Method, out.Threads)
 	fmt.Fprintf(tw, "time\t%.2f s: %.0f documents/s, %.1f MB/s (generation included)\n", out.Seconds, out.DocsPerSecond, out.MBPerSecond)
@@ -231,14 +256,5 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	fmt.Fprintf(tw, "found\t%d clusters, %d documents dropped\n", out.Clusters, out.Dropped)
 	fmt.Fprintf(tw, "planted recall\t%.4f (%d of %d pairs in one cluster)\n", out.Recall, out.PlantedRecovered, out.PlantedPairs)
 	fmt.Fprintf(tw, "peak RSS\t%s\n", humanBytes(int64(out.PeakRSSBytes)))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if c.json {
-		b, _ := json.Marshal(out)
-		if _, err := e.stdout.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tw.Flush()
 }

@@ -197,6 +197,42 @@ func (c *benchServiceCmd) validate(args []string) error {
 	case c.preload < 0:
 		return usagef("--preload %d: use 1 or more documents", c.preload)
 	}
+	if err := c.validateKinds(); err != nil {
+		return err
+	}
+	ops := loadOps(c.mode)
+	switch {
+	case ops == nil:
+		return usagef("--mode %q: use add, check, query or mixed", c.mode)
+	case c.clients < 1 || c.clients > maxLoadClients:
+		return usagef("--clients %d: use 1 to %d", c.clients, maxLoadClients)
+	case c.batch < 1 || c.batch > maxLoadBatch:
+		return usagef("--batch %d: use 1 to %d documents or queries a request", c.batch, maxLoadBatch)
+	case c.requests < 0:
+		return usagef("--requests %d: use 1 or more", c.requests)
+	case c.requests > 0 && c.given("duration"):
+		return usagef("--requests and --duration both given: a run ends after one of them")
+	case c.requests == 0 && c.duration <= 0:
+		return usagef("--duration %v: use a positive duration, e.g. 30s", c.duration)
+	case c.warmup < 0:
+		return usagef("--warmup %v: use 0 or a positive duration", c.warmup)
+	case !(c.rate >= 0) || math.IsInf(c.rate, 1):
+		return usagef("--rate %v: use 0 (closed loop) or requests per second", c.rate)
+	case c.pool < 1:
+		return usagef("--pool %d: use 1 or more", c.pool)
+	}
+	if err := c.validateBatcher(); err != nil {
+		return err
+	}
+	if c.requests > 0 {
+		c.duration = 0
+	}
+	return nil
+}
+
+// validateKinds checks the flags of the kinds of run other than a measured one
+// (--preload, --emit, --html), and sets the defaults that differ for them.
+func (c *benchServiceCmd) validateKinds() error {
 	if c.preload > 0 {
 		for _, f := range []string{"mode", "duration", "requests", "rate", "warmup", "pool"} {
 			if c.given(f) {
@@ -227,27 +263,11 @@ func (c *benchServiceCmd) validate(args []string) error {
 	if len(c.html) > 0 && c.mode != "add" && c.mode != "check" {
 		return usagef("--html sends pages: use --mode add or check")
 	}
-	ops := loadOps(c.mode)
-	switch {
-	case ops == nil:
-		return usagef("--mode %q: use add, check, query or mixed", c.mode)
-	case c.clients < 1 || c.clients > maxLoadClients:
-		return usagef("--clients %d: use 1 to %d", c.clients, maxLoadClients)
-	case c.batch < 1 || c.batch > maxLoadBatch:
-		return usagef("--batch %d: use 1 to %d documents or queries a request", c.batch, maxLoadBatch)
-	case c.requests < 0:
-		return usagef("--requests %d: use 1 or more", c.requests)
-	case c.requests > 0 && c.given("duration"):
-		return usagef("--requests and --duration both given: a run ends after one of them")
-	case c.requests == 0 && c.duration <= 0:
-		return usagef("--duration %v: use a positive duration, e.g. 30s", c.duration)
-	case c.warmup < 0:
-		return usagef("--warmup %v: use 0 or a positive duration", c.warmup)
-	case !(c.rate >= 0) || math.IsInf(c.rate, 1):
-		return usagef("--rate %v: use 0 (closed loop) or requests per second", c.rate)
-	case c.pool < 1:
-		return usagef("--pool %d: use 1 or more", c.pool)
-	}
+	return nil
+}
+
+// validateBatcher checks --batcher and --in-flight.
+func (c *benchServiceCmd) validateBatcher() error {
 	if c.batcher {
 		switch {
 		case c.mode != "query" || c.batch != 1:
@@ -259,9 +279,6 @@ func (c *benchServiceCmd) validate(args []string) error {
 		}
 	} else if c.given("in-flight") {
 		return usagef("--in-flight is the Batcher's: give --batcher too")
-	}
-	if c.requests > 0 {
-		c.duration = 0
 	}
 	return nil
 }

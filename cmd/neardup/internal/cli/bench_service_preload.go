@@ -68,45 +68,56 @@ func (c *benchServiceCmd) runPreload(ctx context.Context, e *env, target *loadTa
 				}
 				first := c.start + b*c.batch
 				n := min(c.batch, c.start+c.preload-first)
-				cl.body = append(cl.body[:0], `{"add":true,"documents":[`...)
-				for i := range n {
-					if i > 0 {
-						cl.body = append(cl.body, ',')
-					}
-					cl.body, cl.text = docs.appendJSON(cl.body, cl.corpus, first+i, cl.text)
-				}
-				cl.body = append(cl.body, "]}"...)
-				itemErrs := sumCounts(cl.stats.itemErrors)
-				status, err := target.post(ctx, "/v1/documents:batch", cl.body, &cl.resp)
-				switch {
-				case err != nil && ctx.Err() != nil:
-					fail(first) // interrupted: this batch may not have been added
-				case err != nil:
-					cl.stats.transport++
-					target.showError("/v1/documents:batch", 0, nil, err)
+				if !sendPreload(ctx, cl, target, docs, first, n) {
 					fail(first)
-				case status < 200 || status > 299:
-					cl.stats.status[status]++
-					target.showError("/v1/documents:batch", status, cl.resp.Bytes(), nil)
-					fail(first)
-				default:
-					cl.stats.status[status]++
-					cl.count(opAdd, true)
-					if sumCounts(cl.stats.itemErrors) > itemErrs {
-						target.showError("/v1/documents:batch", status, cl.resp.Bytes(), nil)
-						fail(first)
-						continue
-					}
-					cl.stats.items[opAdd] += int64(n)
-					acked.Add(int64(n))
+					continue
 				}
+				acked.Add(int64(n))
 			}
 		})
 	}
 	wg.Wait()
 	bar.done()
-	elapsed := time.Since(t0)
+	return c.preloadDone(ctx, e, clients, resumeAt, time.Since(t0))
+}
 
+// sendPreload adds documents first to first+n-1 in one request and reports whether
+// the service added them all; an interrupted request counts as not added.
+func sendPreload(ctx context.Context, cl *loadClient, target *loadTarget, docs *loadDocs, first, n int) bool {
+	cl.body = append(cl.body[:0], `{"add":true,"documents":[`...)
+	for i := range n {
+		if i > 0 {
+			cl.body = append(cl.body, ',')
+		}
+		cl.body, cl.text = docs.appendJSON(cl.body, cl.corpus, first+i, cl.text)
+	}
+	cl.body = append(cl.body, "]}"...)
+	itemErrs := sumCounts(cl.stats.itemErrors)
+	status, err := target.post(ctx, "/v1/documents:batch", cl.body, &cl.resp)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return false // interrupted: this batch may not have been added
+	case err != nil:
+		cl.stats.transport++
+		target.showError("/v1/documents:batch", 0, nil, err)
+		return false
+	case status < 200 || status > 299:
+		cl.stats.status[status]++
+		target.showError("/v1/documents:batch", status, cl.resp.Bytes(), nil)
+		return false
+	}
+	cl.stats.status[status]++
+	cl.count(opAdd, true)
+	if sumCounts(cl.stats.itemErrors) > itemErrs {
+		target.showError("/v1/documents:batch", status, cl.resp.Bytes(), nil)
+		return false
+	}
+	cl.stats.items[opAdd] += int64(n)
+	return true
+}
+
+// preloadDone reports a preload, and fails it when a batch was not added.
+func (c *benchServiceCmd) preloadDone(ctx context.Context, e *env, clients []*loadClient, resumeAt int, elapsed time.Duration) error {
 	s := newLoadStats()
 	for _, cl := range clients {
 		s.merge(&cl.stats)

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"encoding/json"
-	"math/bits"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 func TestBenchFindall(t *testing.T) {
@@ -13,7 +13,7 @@ func TestBenchFindall(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit code %d: %s", code, stderr)
 	}
-	var res benchResult
+	var res bench.FindallResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%v: %q", err, stdout)
 	}
@@ -65,45 +65,6 @@ func TestBenchFindallErrors(t *testing.T) {
 		stdout, stderr, code := run(t, "", append([]string{"bench", "findall"}, tt.args...)...)
 		if code != tt.code || !strings.Contains(stderr, "neardup bench findall: "+tt.err) || stdout != "" {
 			t.Errorf("%q: exit code %d, stderr %q, stdout %q; want %d and %q", tt.args, code, stderr, stdout, tt.code, tt.err)
-		}
-	}
-}
-
-func TestPlantedWorkload(t *testing.T) {
-	for _, k := range []int{1, 3, 8} {
-		fps, planted := plantedWorkload(1000, 0.3, k, 42)
-		if len(fps) != 1300 {
-			t.Fatalf("k %d: %d fingerprints, want 1300", k, len(fps))
-		}
-		again, _ := plantedWorkload(1000, 0.3, k, 42)
-		if !slices.Equal(fps, again) {
-			t.Errorf("k %d: the same seed gives different fingerprints", k)
-		}
-		other, _ := plantedWorkload(1000, 0.3, k, 43)
-		if slices.Equal(fps, other) {
-			t.Errorf("k %d: seeds 42 and 43 give the same fingerprints", k)
-		}
-		sorted := slices.Sorted(slices.Values(fps))
-		seen := make([]bool, k+1)
-		for i, p := range planted {
-			d := bits.OnesCount64(p.A ^ p.B)
-			if p.A >= p.B || d < 1 || d > k {
-				t.Fatalf("k %d: planted pair %x at distance %d", k, p, d)
-			}
-			seen[d] = true
-			if i > 0 && comparePairs(planted[i-1], p) >= 0 {
-				t.Fatalf("k %d: planted pairs not sorted and distinct", k)
-			}
-			for _, v := range []uint64{p.A, p.B} {
-				if _, ok := slices.BinarySearch(sorted, v); !ok {
-					t.Fatalf("k %d: planted value %x not in the input", k, v)
-				}
-			}
-		}
-		for d := 1; d <= k; d++ {
-			if !seen[d] {
-				t.Errorf("k %d: no planted pair at distance %d", k, d)
-			}
 		}
 	}
 }

@@ -100,36 +100,9 @@ func (c *checkCmd) run(e *env, args []string) error {
 	if len(c.urls) > len(args) {
 		return usagef("%d --url flags for %d files: give at most one per file", len(c.urls), len(args))
 	}
-	near, err := neardup.ParseNear(c.near)
+	d, err := c.detector()
 	if err != nil {
-		return usagef("--near: %v", err)
-	}
-	keep, err := neardup.ParseKeepPolicy(c.keep)
-	if err != nil {
-		return usagef("--keep: %v", err)
-	}
-	if c.distance < 0 || c.distance > 16 {
-		return usagef("--distance %d: use 0 to 16", c.distance)
-	}
-	if !(c.threshold > 0 && c.threshold <= 1) {
-		return usagef("--threshold %g: use a similarity in (0, 1]", c.threshold)
-	}
-	if c.maxBytes < 1 {
-		return usagef("--max-bytes %d: use 1 or more", c.maxBytes)
-	}
-	if err := c.text.check(); err != nil {
 		return err
-	}
-	if err := c.output.check(); err != nil {
-		return err
-	}
-	distance := distanceOption(c.distance)
-	d, err := neardup.NewDetector(neardup.Options{
-		Near: near, Distance: distance, Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
-		Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform),
-	})
-	if err != nil {
-		return usagef("%v", err)
 	}
 	w := bufio.NewWriter(e.stdout)
 	failed := false
@@ -145,49 +118,102 @@ func (c *checkCmd) run(e *env, args []string) error {
 		if i < len(c.urls) {
 			doc.URL = c.urls[i]
 		}
-		b, _, err := readPage(e, name, c.maxBytes)
-		if err == nil {
-			if strings.EqualFold(filepath.Ext(strings.TrimSuffix(name, ".gz")), ".txt") {
-				doc.Text = string(b)
-			} else {
-				doc.HTML = b
-			}
-			var fp neardup.Fingerprints
-			if fp, err = d.Fingerprinter().Fingerprint(doc); err == nil {
-				var v neardup.Verdict
-				if v, err = d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true); err != nil {
-					return err // the store failed; the next pages would too
-				}
-				line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Method: fp.Method, Words: fp.Words})
-				w.Write(append(line, '\n'))
-				verdicts[v.Kind]++
-				continue
-			}
+		line, kind, err := c.check(e, d, name, doc)
+		if kind == nil {
+			return err // the store failed; the next pages would too
 		}
-		line, _ := json.Marshal(errorLine{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
 		w.Write(append(line, '\n'))
-		fmt.Fprintf(stderr, "neardup check: %v\n", err) // every error names the file
-		failed = true
+		if err != nil {
+			fmt.Fprintf(stderr, "neardup check: %v\n", err) // every error names the file
+			failed = true
+			continue
+		}
+		verdicts[*kind]++
 	}
 	progress.done()
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("writing output: %w", err)
 	}
 	if !c.output.quiet {
-		var counts []string
-		for _, s := range []neardup.Kind{neardup.Unique, neardup.URLDuplicate, neardup.ExactDuplicate, neardup.NearDuplicate, neardup.Changed} {
-			if verdicts[s] > 0 {
-				counts = append(counts, fmt.Sprintf("%d %s", verdicts[s], s))
-			}
-		}
-		if len(counts) == 0 {
-			counts = []string{"no verdicts"}
-		}
-		fmt.Fprintf(e.stderr, "neardup check: %d pages: %s; with --near %s --distance %d --threshold %g --keep %s, %s\n",
-			len(args), strings.Join(counts, ", "), near, c.distance, c.threshold, keep, c.text.describe())
+		c.printSummary(e, len(args), verdicts, d.Options())
 	}
 	if failed {
 		return errReported
 	}
 	return nil
+}
+
+// detector checks the flags and returns the detector they describe.
+func (c *checkCmd) detector() (*neardup.Detector, error) {
+	near, err := neardup.ParseNear(c.near)
+	if err != nil {
+		return nil, usagef("--near: %v", err)
+	}
+	keep, err := neardup.ParseKeepPolicy(c.keep)
+	if err != nil {
+		return nil, usagef("--keep: %v", err)
+	}
+	switch {
+	case c.distance < 0 || c.distance > 16:
+		return nil, usagef("--distance %d: use 0 to 16", c.distance)
+	case !(c.threshold > 0 && c.threshold <= 1):
+		return nil, usagef("--threshold %g: use a similarity in (0, 1]", c.threshold)
+	case c.maxBytes < 1:
+		return nil, usagef("--max-bytes %d: use 1 or more", c.maxBytes)
+	}
+	if err := c.text.check(); err != nil {
+		return nil, err
+	}
+	if err := c.output.check(); err != nil {
+		return nil, err
+	}
+	d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{
+		Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
+		Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform),
+	}})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}
+
+// check checks one page and returns its output line and verdict, or the line of its
+// error and the error (a page that cannot be read or fingerprinted); a nil kind means
+// the store failed, with err.
+func (c *checkCmd) check(e *env, d *neardup.Detector, name string, doc neardup.Document) ([]byte, *neardup.Kind, error) {
+	b, _, err := readPage(e, name, c.maxBytes)
+	if err == nil {
+		if strings.EqualFold(filepath.Ext(strings.TrimSuffix(name, ".gz")), ".txt") {
+			doc.Text = string(b)
+		} else {
+			doc.HTML = b
+		}
+		var fp neardup.Fingerprints
+		if fp, err = d.Fingerprinter().Fingerprint(doc); err == nil {
+			v, err := d.CheckEntry(neardup.Entry{ID: doc.ID, Fingerprints: fp}, true)
+			if err != nil {
+				return nil, nil, err
+			}
+			line, _ := json.Marshal(checkLine{File: name, Verdict: v, Title: fp.Title, Method: fp.Method, Words: fp.Words})
+			return line, &v.Kind, nil
+		}
+	}
+	line, _ := json.Marshal(errorLine{File: name, ID: doc.ID, URL: doc.URL, Error: err.Error()})
+	var none neardup.Kind
+	return line, &none, err
+}
+
+// printSummary prints the verdicts' counts and the rules they were made by.
+func (c *checkCmd) printSummary(e *env, pages int, verdicts map[neardup.Kind]int, o neardup.Options) {
+	var counts []string
+	for _, s := range []neardup.Kind{neardup.Unique, neardup.URLDuplicate, neardup.ExactDuplicate, neardup.NearDuplicate, neardup.Changed} {
+		if verdicts[s] > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", verdicts[s], s))
+		}
+	}
+	if len(counts) == 0 {
+		counts = []string{"no verdicts"}
+	}
+	fmt.Fprintf(e.stderr, "neardup check: %d pages: %s; with --near %s --distance %d --threshold %g --keep %s, %s\n",
+		pages, strings.Join(counts, ", "), c.near, c.distance, c.threshold, o.Keep, c.text.describe())
 }

@@ -105,7 +105,7 @@ func (c *compareCmd) run(e *env, args []string) error {
 	)
 	if c.html {
 		var err error
-		if fpr, err = neardup.NewFingerprinter(neardup.Options{Extract: extract.Options{MaxBytes: c.maxBytes}}); err != nil {
+		if fpr, err = neardup.NewFingerprinter(neardup.Options{Pipeline: neardup.Pipeline{Extract: extract.Options{MaxBytes: c.maxBytes}}}); err != nil {
 			return err
 		}
 	}

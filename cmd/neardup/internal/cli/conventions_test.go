@@ -144,7 +144,7 @@ func TestSimhashTextFlags(t *testing.T) {
 		t.Errorf("--json %q, want %q", js, want)
 	}
 	// The oracle: the document layer's SimHash with the same pipeline.
-	fpr, err := neardup.NewFingerprinter(neardup.Options{Shingle: shingle.Options{MaskNumbers: true}})
+	fpr, err := neardup.NewFingerprinter(neardup.Options{Pipeline: neardup.Pipeline{Shingle: shingle.Options{MaskNumbers: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

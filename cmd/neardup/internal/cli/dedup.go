@@ -1,23 +1,18 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
@@ -94,7 +89,7 @@ effective --method, --threshold or --distance and --keep, whose defaults differ 
 // dedupCmd is "neardup dedup".
 type dedupCmd struct {
 	out                                     string
-	method                                  dedup.Method
+	method                                  dedupMethod
 	distance                                int
 	threshold                               float64
 	keep                                    string
@@ -113,10 +108,10 @@ type dedupCmd struct {
 func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "", "write the results into `DIR`, new or empty, created if needed (required)")
 	fs.BoolVar(&c.force, "force", false, "replace --out DIR and everything in it when it is not empty (default false)")
-	fs.TextVar(&c.method, "method", dedup.All, "duplicates by `METHOD`: exact, simhash, minhash, or all (exact, then minhash)\n(default all)")
-	fs.IntVar(&c.distance, "distance", dedup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, in `BITS` (default %d)", dedup.DefaultDistance))
+	fs.TextVar(&c.method, "method", dedupMethod(dedup.All), "duplicates by `METHOD`: exact, simhash, minhash, or all (exact, then minhash)\n(default all)")
+	fs.IntVar(&c.distance, "distance", neardup.DefaultDistance, fmt.Sprintf("simhash: the largest distance of a near-duplicate, in `BITS` (default %d)", neardup.DefaultDistance))
 	fs.BoolVar(&c.containment, "containment", false, "minhash and all: pair documents by the share of the smaller one's shingles found\nin the other instead of Jaccard similarity (default false)")
-	fs.Float64Var(&c.threshold, "threshold", dedup.DefaultThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", dedup.DefaultThreshold))
+	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultBatchThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", neardup.DefaultBatchThreshold))
 	fs.StringVar(&c.keep, "keep", "first", "keep `POLICY`: first, priority, longest or shortest, or rules as\n'neardup check --keep' takes them (default first)")
 	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, dir or warc\n(default auto)")
 	fs.StringVar(&c.idField, "id-field", "id", "JSONL: the id field, a dotted `PATH` into nested objects (default id)")
@@ -134,9 +129,6 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noCorpus, "no-corpus", false, "do not write the deduplicated corpus, only the lists and the report (default false)")
 }
 
-// maxBadShown is how many bad records dedup reports on standard error; bad.jsonl has all.
-const maxBadShown = 10
-
 // keepPolicy reads --keep.
 func keepPolicy(s string) (neardup.KeepPolicy, error) {
 	switch s {
@@ -152,124 +144,109 @@ func keepPolicy(s string) (neardup.KeepPolicy, error) {
 	return neardup.ParseKeepPolicy(s)
 }
 
-// dedupSummary is summary.json.
-type dedupSummary struct {
-	dedup.Summary
-	BadRecords  int64            `json:"bad_records"`
-	InputBytes  int64            `json:"input_bytes"`
-	Parameters  map[string]any   `json:"parameters"`
-	Timings     []map[string]any `json:"timings"`
-	PeakRSS     uint64           `json:"peak_rss_bytes"`
-	CorpusKept  int64            `json:"corpus_records_written,omitempty"`
-	Inputs      []string         `json:"inputs"`
-	OutputFiles []string         `json:"outputs"`
-}
-
 func (c *dedupCmd) run(e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("give the inputs to deduplicate: JSONL files, directories or WARC files (- for standard input)")
-	}
-	if c.out == "" {
-		return usagef("give --out DIR, where the results go")
-	}
-	keep, err := keepPolicy(c.keep)
-	if err != nil {
-		return usagef("--keep: %v", err)
-	}
-	var format corpus.Format
-	switch c.format {
-	case "auto":
-		format = corpus.Auto
-	case "jsonl":
-		format = corpus.JSONL
-	case "dir":
-		format = corpus.Dir
-	case "warc":
-		format = corpus.WARC
-	default:
-		return usagef("--format %q: use auto, jsonl, dir or warc", c.format)
-	}
-	if c.onError != "skip" && c.onError != "fail" {
-		return usagef("--on-error %q: use skip or fail", c.onError)
-	}
-	if c.maxRecordBytes < 1 {
-		return usagef("--max-record-bytes %d: use 1 or more", c.maxRecordBytes)
-	}
-	if c.threads < 0 {
-		return usagef("--threads %d: use 0 (one per CPU) or more", c.threads)
-	}
-	if err := c.text.check(); err != nil {
-		return err
-	}
-	if err := c.output.check(); err != nil {
-		return err
-	}
-	if i := slices.Index(args, "-"); i >= 0 && slices.Contains(args[i+1:], "-") {
-		return usagef("standard input (-) can be read once; give - at most once")
-	}
-	distance := distanceOption(c.distance)
-	opt := dedup.Options{
-		Method: c.method, Distance: distance, Threshold: c.threshold, Containment: c.containment, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform),
-		Extract: extract.Options{MaxBytes: c.maxRecordBytes}, Keep: keep, Threads: c.threads,
-	}
-	if err := opt.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	out, err := newOutDir(c.out, c.force)
+	opt, copt, err := c.options(args)
 	if err != nil {
 		return err
 	}
-	defer out.abandon() // unless published
-	inputs, names, err := spoolStdin(e, args, out.tmp+".stdin")
+	out, err := dedup.CreateDir(c.out, c.force)
+	switch {
+	case errors.Is(err, dedup.ErrNotDir):
+		return usagef("--out %s is a file, not a directory; give a new or empty directory", filepath.Clean(c.out))
+	case errors.Is(err, dedup.ErrDirNotEmpty):
+		return usagef("--out %s is not empty: give a new or empty directory, or --force to replace it and all it holds", filepath.Clean(c.out))
+	case err != nil:
+		return err
+	}
+	defer out.Abandon() // unless written
+	inputs, names, err := spoolStdin(e, args, out.Path())
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(out.tmp + ".stdin")
+	defer names.remove()
 
 	progress := newProgress(e.stderr, c.output.showProgress(e))
 	defer progress.done()
-	stderr := progress.above(e.stderr)
-
-	// Bad records: every one in bad.jsonl, the first few on standard error too, and
-	// fatal with --on-error fail.
-	badFile, err := os.Create(filepath.Join(out.tmp, "bad.jsonl"))
+	bad := &badRecords{out: out, stderr: progress.above(e.stderr), names: names.of, fail: c.onError == "fail", path: filepath.Join(c.out, dedup.FileBad)}
+	copt.OnError = func(b corpus.BadRecord) error { return bad.record(b.Source.String(), "", b.Err) }
+	res, err := c.read(inputs, copt, opt, names.of, progress, bad)
 	if err != nil {
 		return err
 	}
-	defer badFile.Close()
-	badLog := bufio.NewWriter(badFile)
-	// bad is called by the reading goroutine (bad records) and by the fingerprinting loop
-	// (pages over the extraction limits) of dedup.Run: one lock for both.
-	var badMu sync.Mutex
-	nbad, nfield := 0, 0
-	bad := func(where, id string, err error) error {
-		badMu.Lock()
-		defer badMu.Unlock()
-		nbad++
-		if errors.Is(err, corpus.ErrField) {
-			nfield++
-		}
-		where, id = names(where), names(id)
-		line, _ := json.Marshal(badLine{Source: where, ID: id, Error: err.Error()})
-		badLog.Write(append(line, '\n'))
-		switch {
-		case c.onError == "fail":
-			return fmt.Errorf("%s: %w (--on-error fail)", where, err)
-		case nbad <= maxBadShown:
-			fmt.Fprintf(stderr, "neardup dedup: skipped %s: %s\n", where, errorText("corpus", err))
-		case nbad == maxBadShown+1:
-			fmt.Fprintf(stderr, "neardup dedup: more bad records skipped; every one is in %s\n", filepath.Join(c.out, "bad.jsonl"))
-		}
-		return nil
+	if len(res.Docs) == 0 {
+		progress.done()
+		return c.nothingRead(args, bad.n, bad.field)
+	}
+	sum, err := out.Write(res, dedup.DirOptions{
+		Inputs: inputs, Corpus: copt, Names: names.of, InputNames: args, NoCorpus: c.noCorpus,
+		Title:    "neardup dedup: " + strings.Join(args, " "),
+		Progress: func(stage string) { progress.stage(progressStage{name: stage}) },
+	})
+	if err != nil {
+		return err
+	}
+	progress.done()
+	if !c.output.quiet {
+		c.printSummary(e, sum, res)
+	}
+	return nil
+}
+
+// options checks the flags and maps them to the options of the run and of its reader.
+func (c *dedupCmd) options(args []string) (dedup.Options, corpus.Options, error) {
+	fail := func(err error) (dedup.Options, corpus.Options, error) { return dedup.Options{}, corpus.Options{}, err }
+	if len(args) == 0 {
+		return fail(usagef("give the inputs to deduplicate: JSONL files, directories or WARC files (- for standard input)"))
+	}
+	if c.out == "" {
+		return fail(usagef("give --out DIR, where the results go"))
+	}
+	keep, err := keepPolicy(c.keep)
+	if err != nil {
+		return fail(usagef("--keep: %v", err))
+	}
+	format, ok := map[string]corpus.Format{"auto": corpus.Auto, "jsonl": corpus.JSONL, "dir": corpus.Dir, "warc": corpus.WARC}[c.format]
+	switch {
+	case !ok:
+		return fail(usagef("--format %q: use auto, jsonl, dir or warc", c.format))
+	case c.onError != "skip" && c.onError != "fail":
+		return fail(usagef("--on-error %q: use skip or fail", c.onError))
+	case c.maxRecordBytes < 1:
+		return fail(usagef("--max-record-bytes %d: use 1 or more", c.maxRecordBytes))
+	case c.threads < 0:
+		return fail(usagef("--threads %d: use 0 (one per CPU) or more", c.threads))
+	}
+	if err := c.text.check(); err != nil {
+		return fail(err)
+	}
+	if err := c.output.check(); err != nil {
+		return fail(err)
+	}
+	if i := slices.Index(args, "-"); i >= 0 && slices.Contains(args[i+1:], "-") {
+		return fail(usagef("standard input (-) can be read once; give - at most once"))
+	}
+	opt := dedup.Options{
+		Pipeline: neardup.Pipeline{
+			Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold, Keep: keep,
+			NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxRecordBytes},
+		},
+		Containment: c.containment, Threads: c.threads,
+	}
+	if err := opt.Validate(); err != nil {
+		return fail(usagef("%v", err))
 	}
 	copt := corpus.Options{
 		Format: format, IDField: c.idField, TextField: c.textField, HTMLField: c.htmlField, URLField: c.urlField,
 		PriorityField: c.priorityField, TimeField: c.timeField, MaxRecordBytes: c.maxRecordBytes,
-		OnError: func(b corpus.BadRecord) error { return bad(b.Source.String(), "", b.Err) },
 	}
+	return opt, copt, nil
+}
+
+// read runs dedup.Run over the records of the inputs, with progress.
+func (c *dedupCmd) read(inputs []string, copt corpus.Options, opt dedup.Options, names func(string) string, progress *progress, bad *badRecords) (*dedup.Result, error) {
 	r, err := corpus.Open(inputs, copt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
 	var docs atomic.Int64
@@ -294,7 +271,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		}
 		return fmt.Sprintf("(input read: %.0f%% of %s)", 100*float64(st.Bytes)/float64(st.Total), humanBytes(st.Total))
 	}})
-	res, err := dedup.Run(func() (neardup.Document, error) {
+	return dedup.Run(func() (neardup.Document, error) {
 		rec, err := r.Next()
 		if err != nil {
 			return neardup.Document{}, err
@@ -303,138 +280,60 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		rec.ID = names(rec.ID)
 		return recordDocument(rec), nil
 	}, opt, func(doc neardup.Document, err error) error {
-		return bad(pending.pop().String(), doc.ID, err)
+		return bad.record(pending.pop().String(), doc.ID, err)
 	})
-	if err != nil {
-		return err
-	}
-	st := r.Stats()
-	if len(res.Docs) == 0 {
-		progress.done()
-		return c.nothingRead(args, nbad, nfield)
-	}
-	progress.stage(progressStage{name: "write lists"})
-	outputs := []string{"clusters.jsonl", "pairs.jsonl", "keep.txt", "drop.txt"}
-	writers := []func(io.Writer) error{res.WriteClusters, res.WritePairs,
-		func(w io.Writer) error { return res.WriteIDs(w, true) },
-		func(w io.Writer) error { return res.WriteIDs(w, false) }}
-	start := time.Now()
-	for i, name := range outputs {
-		if err := writeFile(filepath.Join(out.tmp, name), writers[i]); err != nil {
-			return err
-		}
-	}
-	outputs = append(outputs, "bad.jsonl")
-	timings := res.Timings
-	timings = append(timings, dedup.Timing{Stage: "write lists", Seconds: time.Since(start).Seconds()})
+}
 
-	// The corpus copy and the report's pass for texts read the inputs again, side by side.
-	copt.OnError = nil // bad records were reported by the first pass
-	progress.stage(progressStage{name: "copy corpus"})
-	start = time.Now()
-	largest, borderline := pickClusters(res)
-	want := map[string]bool{}
-	for _, l := range append(largest, borderline...) {
-		for _, i := range l[1:] {
-			want[res.Docs[i].ID] = true
-		}
-	}
-	type textsResult struct {
-		texts map[string]string
-		err   error
-	}
-	textsDone := make(chan textsResult, 1)
-	go func() {
-		t, err := reportTexts(inputs, copt, res, want, names)
-		textsDone <- textsResult{t, err}
-	}()
-	var corpusKept int64
-	var copyErr error
-	if !c.noCorpus {
-		dropped := map[string]bool{} // usually far fewer than the kept
-		for _, d := range res.Docs {
-			if !d.Kept {
-				dropped[d.ID] = true
-			}
-		}
-		var cst corpus.Stats
-		cst, copyErr = corpus.Copy(inputs, copt, filepath.Join(out.tmp, "corpus"), func(id string) bool { return !dropped[names(id)] })
-		corpusKept = cst.Kept
-		outputs = append(outputs, "corpus/")
-	}
-	tr := <-textsDone
-	if copyErr != nil {
-		return fmt.Errorf("writing the deduplicated corpus: %w", copyErr)
-	}
-	if tr.err != nil {
-		return fmt.Errorf("reading texts for the report: %w", tr.err)
-	}
-	texts := tr.texts
-	timings = append(timings, dedup.Timing{Stage: "copy corpus and read report texts", Seconds: time.Since(start).Seconds()})
-	progress.stage(progressStage{name: "report"})
-	start = time.Now()
-
-	if err := badLog.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", badFile.Name(), err)
-	}
-	params := c.parameters(keep)
-	params["minhash_k"], params["threads"] = res.Options.MinHashK, res.Options.Threads
-	sum := dedupSummary{
-		Summary: res.Summary(), BadRecords: st.Bad, InputBytes: st.Total, PeakRSS: procstat.PeakRSS(),
-		CorpusKept: corpusKept, Inputs: args, Parameters: params,
-	}
-	for _, t := range timings {
-		sum.Timings = append(sum.Timings, map[string]any{"stage": t.Stage, "seconds": t.Seconds})
-	}
-	data, err := reportData("neardup dedup: "+strings.Join(args, " "), res, sum, texts, largest, borderline)
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(out.tmp, "report.html"), func(w io.Writer) error { return report.Write(w, data) }); err != nil {
-		return err
-	}
-	sum.Timings = append(sum.Timings, map[string]any{"stage": "report", "seconds": time.Since(start).Seconds()})
-	sum.OutputFiles = append(outputs, "report.html", "summary.json")
-	if err := writeFile(filepath.Join(out.tmp, "summary.json"), func(w io.Writer) error {
-		b, err := json.MarshalIndent(sum, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
-		return err
-	}
-	if err := badFile.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", badFile.Name(), err)
-	}
-	if err := out.publish(); err != nil {
-		return err
-	}
-	progress.done()
-	if c.output.quiet {
-		return nil
-	}
+// printSummary prints what the run found and where it wrote it.
+func (c *dedupCmd) printSummary(e *env, sum *dedup.DirSummary, res *dedup.Result) {
 	s := sum.Summary
 	fmt.Fprintf(e.stderr, "neardup dedup: %d documents (%d bad records skipped): %d exact duplicates, %d near pairs, %d clusters; kept %d, dropped %d (%s); results in %s\n",
-		s.Documents, st.Bad+int64(s.Skipped), s.ExactDuplicates, s.NearPairs, s.Clusters, s.Kept, s.Dropped, humanBytes(s.DroppedBytes), c.out)
+		s.Documents, sum.BadRecords+int64(s.Skipped), s.ExactDuplicates, s.NearPairs, s.Clusters, s.Kept, s.Dropped, humanBytes(s.DroppedBytes), c.out)
 	fmt.Fprintf(e.stderr, "neardup dedup: with %s\n", dedupRules(res.Options, &c.text, c.keep))
 	if c.output.verbose {
 		for _, t := range sum.Timings {
 			fmt.Fprintf(e.stderr, "neardup dedup: %-34s %8.3f s\n", t["stage"], t["seconds"])
 		}
 	}
-	return nil
 }
 
-// parameters returns the run's parameters as summary.json and the report list them.
-func (c *dedupCmd) parameters(keep neardup.KeepPolicy) map[string]any {
-	p := map[string]any{
-		"method": c.method.String(), "distance": c.distance, "threshold": c.threshold,
-		"keep": keep.String(), "extract": !c.noExtract, "format": c.format, "containment": c.containment,
+// badRecords reports the bad records of a run: every one in bad.jsonl, the first few on
+// standard error too, and fatal with --on-error fail. record is called by the reading
+// goroutine (bad records) and by the fingerprinting loop (pages over the extraction
+// limits) of dedup.Run: one lock for both.
+type badRecords struct {
+	out      *dedup.Dir
+	stderr   io.Writer
+	names    func(string) string
+	fail     bool
+	path     string // of bad.jsonl, as the user named it
+	mu       sync.Mutex
+	n, field int // bad records, and those that lack the text field
+}
+
+// maxBadShown is how many bad records dedup reports on standard error; bad.jsonl has all.
+const maxBadShown = 10
+
+func (b *badRecords) record(where, id string, err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	if errors.Is(err, corpus.ErrField) {
+		b.field++
 	}
-	c.text.parameters(p)
-	return p
+	where, id = b.names(where), b.names(id)
+	if werr := b.out.Bad(dedup.BadRecord{Source: where, ID: id, Err: err}); werr != nil {
+		return werr
+	}
+	switch {
+	case b.fail:
+		return fmt.Errorf("%s: %w (--on-error fail)", where, err)
+	case b.n <= maxBadShown:
+		fmt.Fprintf(b.stderr, "neardup dedup: skipped %s: %s\n", where, errorText("corpus", err))
+	case b.n == maxBadShown+1:
+		fmt.Fprintf(b.stderr, "neardup dedup: more bad records skipped; every one is in %s\n", b.path)
+	}
+	return nil
 }
 
 // dedupRules describes the parameters that decide what is a duplicate, as dedup's and
@@ -443,10 +342,10 @@ func (c *dedupCmd) parameters(keep neardup.KeepPolicy) map[string]any {
 // keep, when not "", is the --keep given.
 func dedupRules(o dedup.Options, text *textFlags, keep string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "--method %s", o.Method)
-	if o.Method == dedup.SimHash {
+	fmt.Fprintf(&b, "--method %s", dedup.MethodName(o.Near))
+	if o.Near == dedup.SimHash {
 		fmt.Fprintf(&b, " --distance %d", o.Distance)
-	} else if o.Method != dedup.Exact {
+	} else if o.Near != dedup.Exact {
 		fmt.Fprintf(&b, " --threshold %g", o.Threshold)
 	}
 	if keep != "" {
@@ -471,131 +370,58 @@ func (c *dedupCmd) nothingRead(args []string, nbad, nfield int) error {
 	return fmt.Errorf("every record (%d) was bad (the reasons are above); no output written", nbad)
 }
 
-// outDir is dedup's --out: every file is written into a temporary directory beside it,
-// on the same file system, and renamed into place when the run is done, so that the
-// directory never mixes two runs' files and a run that fails or is killed leaves the
-// previous one (or nothing) in place; only a hidden ".DIR.partial-*" directory may be
-// left by a killed run.
-type outDir struct {
-	dir, tmp string
-	replace  bool // dir exists and is replaced
-	done     bool
+// stdinSpool is standard input copied to a file, since dedup reads its inputs more than
+// once.
+type stdinSpool struct {
+	dir  string // "" when no input is "-"
+	path string
 }
 
-// newOutDir checks dir before any work: absent, an empty directory, or (with force) a
-// directory to replace; and makes the temporary directory beside it.
-func newOutDir(dir string, force bool) (*outDir, error) {
-	dir = filepath.Clean(dir)
-	o := &outDir{dir: dir}
-	switch fi, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, err
-	case !fi.IsDir():
-		return nil, usagef("--out %s is a file, not a directory; give a new or empty directory", dir)
-	default:
-		f, err := os.Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		names, err := f.Readdirnames(1)
-		f.Close()
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		if len(names) > 0 && !force {
-			return nil, usagef("--out %s is not empty: give a new or empty directory, or --force to replace it and all it holds", dir)
-		}
-		o.replace = true
-	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // as MkdirAll would have made it
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	o.tmp = tmp
-	return o, nil
-}
-
-// publish moves the finished directory into place: an existing one is first renamed
-// aside, then removed.
-func (o *outDir) publish() error {
-	old := o.tmp + ".old"
-	if o.replace {
-		if err := os.Rename(o.dir, old); err != nil {
-			return fmt.Errorf("replacing %s: %w", o.dir, err)
-		}
-	}
-	if err := os.Rename(o.tmp, o.dir); err != nil {
-		if o.replace {
-			os.Rename(old, o.dir)
-		}
-		return fmt.Errorf("moving the results into %s: %w", o.dir, err)
-	}
-	o.done = true
-	if o.replace {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("removing the previous results (now in %s): %w", old, err)
-		}
-	}
-	syncDir(filepath.Dir(o.dir))
-	return nil
-}
-
-// abandon removes the temporary directory of a run that did not publish.
-func (o *outDir) abandon() {
-	if !o.done {
-		os.RemoveAll(o.tmp)
-	}
-}
-
-// syncDir makes a rename in dir durable; where directories cannot be synced, the rename
-// is as durable as the file system makes it anyway.
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
-}
-
-// spoolStdin returns args with "-" replaced by a copy of standard input in dir, which it
-// creates (dedup reads its inputs more than once), and a function that turns the copy's path back into
-// "stdin" in ids and sources, so that they read as 'neardup dedup -' was given.
-func spoolStdin(e *env, args []string, dir string) ([]string, func(string) string, error) {
+// spoolStdin returns args with "-" replaced by a copy of standard input in a hidden
+// directory beside out, and the spool, whose of turns the copy's path back into "stdin"
+// in ids and sources, so that they read as 'neardup dedup -' was given.
+func spoolStdin(e *env, args []string, out string) ([]string, *stdinSpool, error) {
 	i := slices.Index(args, "-")
 	if i < 0 {
-		return args, func(s string) string { return s }, nil
+		return args, &stdinSpool{}, nil
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, nil, err
-	}
-	path := filepath.Join(dir, "stdin")
-	f, err := os.Create(path)
+	dir, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".stdin-")
 	if err != nil {
 		return nil, nil, err
 	}
-	_, err = io.Copy(f, e.stdin)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	s := &stdinSpool{dir: dir, path: filepath.Join(dir, "stdin")}
+	f, err := os.Create(s.path)
+	if err == nil {
+		_, err = io.Copy(f, e.stdin)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
+		s.remove()
 		return nil, nil, fmt.Errorf("reading stdin: %w", err)
 	}
 	inputs := slices.Clone(args)
-	inputs[i] = path
-	return inputs, func(s string) string {
-		if rest, ok := strings.CutPrefix(s, path); ok {
-			return "stdin" + rest
-		}
-		return s
-	}, nil
+	inputs[i] = s.path
+	return inputs, s, nil
+}
+
+// of names a path, id or source read from the spool as read from "stdin".
+func (s *stdinSpool) of(name string) string {
+	if s.dir == "" {
+		return name
+	}
+	if rest, ok := strings.CutPrefix(name, s.path); ok {
+		return "stdin" + rest
+	}
+	return name
+}
+
+// remove removes the spool.
+func (s *stdinSpool) remove() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
 }
 
 // writeFile writes path through fn, atomically: a temporary file in the same directory,
@@ -626,26 +452,7 @@ func writeFile(path string, fn func(io.Writer) error) error {
 }
 
 // humanBytes formats n as "12.3 MB".
-func humanBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
-}
-
-// badLine is a line of bad.jsonl: where the record is, its id when it was read, and why
-// it was skipped.
-type badLine struct {
-	Source string `json:"source"`
-	ID     string `json:"id,omitempty"`
-	Error  string `json:"error"`
-}
+func humanBytes(n int64) string { return procstat.Bytes(n) }
 
 // sourceQueue holds the sources of the documents dedup.Run has read and not yet
 // reported on, oldest first. Its reader pushes while its fingerprinting loop pops.

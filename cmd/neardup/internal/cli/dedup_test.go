@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/dedup"
 )
 
 // dedupCorpus writes a JSONL corpus: 60 documents of 200 random words, 10 exact copies
@@ -106,7 +108,7 @@ func TestDedup(t *testing.T) {
 	if got := readOut(t, out, "corpus/corpus.jsonl"); got != strings.Join(want, "\n")+"\n" {
 		t.Errorf("deduplicated corpus: %d bytes, want %d", len(got), len(strings.Join(want, "\n"))+1)
 	}
-	var sum dedupSummary
+	var sum dedup.DirSummary
 	if err := json.Unmarshal([]byte(readOut(t, out, "summary.json")), &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestDedupBadRecords(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(readOut(t, out, "bad.jsonl"), "\n"), "\n")
 	got := map[string]string{} // source: id
 	for _, l := range lines {
-		var b badLine
+		var b struct{ Source, ID, Error string }
 		if err := json.Unmarshal([]byte(l), &b); err != nil || b.Error == "" {
 			t.Fatalf("bad.jsonl line %s (%v)", l, err)
 		}

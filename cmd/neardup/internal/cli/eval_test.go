@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/evaluate"
 	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/minhash"
 )
@@ -35,9 +36,9 @@ func TestEval(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rows []evalRow
+	var rows []evaluate.Row
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var r evalRow
+		var r evaluate.Row
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestEvalCorpus(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "1 bad records skipped") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r evalRow
+	var r evaluate.Row
 	json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r)
 	// 10 clusters of 3: 30 pairs found; the 20 labelled all among them.
 	if r.Predicted != 30 || r.TP != 20 || r.FN != 0 {
@@ -131,15 +132,15 @@ func TestEvalBands(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rows []bandRow
+	var rows []evaluate.BandRow
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var r bandRow
+		var r evaluate.BandRow
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
 		rows = append(rows, r)
 	}
-	want := []bandRow{
+	want := []evaluate.BandRow{
 		{Band: "< 0.5 or unlabelled", Found: 1, FalsePositives: 1, ShareOfFound: 0.25},
 		{Band: "0.5-0.7", Labelled: 1},
 		{Band: "0.7-0.8", Labelled: 1, Found: 1, FalsePositives: 1, ShareOfFound: 0.25},

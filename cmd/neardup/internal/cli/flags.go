@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -72,15 +74,6 @@ func (f *textFlags) describe() string {
 	return unit + " " + strconv.Itoa(f.k()) + "-shingles"
 }
 
-// parameters adds the flags to a command's parameters as summaries and verdicts print
-// them.
-func (f *textFlags) parameters(p map[string]any) {
-	p["shingles"] = f.describe()
-	p["keep_case"], p["keep_punct"], p["keep_accents"] = f.keepCase, f.keepPunct, f.keepAccents
-	p["split_punct"] = f.splitPunct
-	p["mask_numbers"], p["stop_words"], p["no_cjk"] = f.maskNumbers, f.stopWords, f.noCJK
-}
-
 // outputFlags are --quiet and --verbose, on every command that draws progress.
 type outputFlags struct {
 	quiet, verbose bool
@@ -139,4 +132,20 @@ func (d *deprecatedFlag) warn(w io.Writer, cmd string) {
 	if d.used {
 		fmt.Fprintf(w, "neardup %s: --%s is deprecated and will be removed; use %s\n", cmd, d.name, d.instead)
 	}
+}
+
+// dedupMethod is a --method flag of a batch run: all, exact, simhash or minhash, the
+// names dedup.MethodName gives (the detector's --near takes its own subset).
+type dedupMethod neardup.Near
+
+// MarshalText implements encoding.TextMarshaler for flag.TextVar.
+func (m dedupMethod) MarshalText() ([]byte, error) {
+	return []byte(dedup.MethodName(neardup.Near(m))), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler for flag.TextVar.
+func (m *dedupMethod) UnmarshalText(text []byte) error {
+	v, err := dedup.ParseMethod(string(text))
+	*m = dedupMethod(v)
+	return err
 }

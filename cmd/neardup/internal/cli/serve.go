@@ -302,19 +302,7 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	arenas := "the C library's default"
-	if v := getenv("MALLOC_ARENA_MAX"); v != "" {
-		arenas = "MALLOC_ARENA_MAX=" + v
-	} else if ok, _ := limitMallocArenas(serveArenas); ok {
-		arenas = strconv.Itoa(serveArenas)
-	}
-	log.Info("loading the index", "data", cfg.storePath(), "store", cfg.storeKind(), "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
-	// The defaults differ from dedup's (docs/cli.md says why), so the log says which hold.
-	log.Info("duplicate rules", "near", c.near, "distance", c.distance, "threshold", c.threshold, "keep", c.keep,
-		"shingles", c.text.describe(), "extract", !c.noExtract)
-	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(int64(c.memoryLimit))
-	}
+	c.setUp(log, cfg, getenv)
 	start := time.Now()
 	d, closer, err := openDetector(cfg, log)
 	if err != nil {
@@ -332,7 +320,31 @@ func (c *serveCmd) serve(ctx context.Context, e *env, args []string, getenv func
 	srv.SetDetector(d)
 	go logBandMoves(ctx, log, d, 5*time.Second)
 	go logHealth(ctx, log, closer, 5*time.Second)
+	return c.wait(ctx, log, srv, served, closer)
+}
 
+// setUp limits the C library's malloc arenas and the Go heap as the flags and the
+// environment say, and logs what holds.
+func (c *serveCmd) setUp(log *slog.Logger, cfg serveConfig, getenv func(string) string) {
+	arenas := "the C library's default"
+	if v := getenv("MALLOC_ARENA_MAX"); v != "" {
+		arenas = "MALLOC_ARENA_MAX=" + v
+	} else if ok, _ := limitMallocArenas(serveArenas); ok {
+		arenas = strconv.Itoa(serveArenas)
+	}
+	log.Info("loading the index", "data", cfg.storePath(), "store", cfg.storeKind(), "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
+	// The defaults differ from dedup's (docs/cli.md says why), so the log says which hold.
+	log.Info("duplicate rules", "near", c.near, "distance", c.distance, "threshold", c.threshold, "keep", c.keep,
+		"shingles", c.text.describe(), "extract", !c.noExtract)
+	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(c.memoryLimit))
+	}
+}
+
+// wait serves until Serve fails or ctx is done, then stops the server within
+// --shutdown-timeout and closes the index.
+func (c *serveCmd) wait(ctx context.Context, log *slog.Logger, srv *server.Server, served <-chan error, closer serveStore) error {
+	var err error
 	select {
 	case err = <-served:
 		// Serve failed (ErrNoTokens, or the listener broke): nothing is in flight.
@@ -483,9 +495,9 @@ func (c *serveCmd) config() (serveConfig, error) {
 	if c.minFree == 0 {
 		cfg.minFree = -1 // the flag's 0 is no watermark; the option's is the default
 	}
-	cfg.opt = neardup.Options{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
-		MaxAge: c.maxAge, Keep: keep, NoExtract: c.noExtract, BandMemory: int64(c.bandMemory),
-		Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}}
+	cfg.opt = neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
+		Keep: keep, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}},
+		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory)}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}

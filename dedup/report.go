@@ -1,4 +1,4 @@
-package cli
+package dedup
 
 import (
 	"cmp"
@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/dedup/internal/report"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/internal/procstat"
 )
 
 // Report sizes: how many clusters each list shows, how many members of each, and how
@@ -37,10 +37,15 @@ const (
 // one whose least similar member is least similar (the likeliest wrong merge), then by
 // id. Clusters of exact copies only follow when fewer than reportClusters have near
 // members. The members shown are the least similar first, exact copies last.
-func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
-	bySim := res.Options.Method != dedup.SimHash
+func pickClusters(res *Result) (largest, borderline [][]int) {
+	return largestClusters(res), borderlineClusters(res)
+}
+
+// largestClusters picks the "largest" clusters of pickClusters.
+func largestClusters(res *Result) (largest [][]int) {
+	bySim := res.Options.Near != SimHash
 	// closeness orders scores: lower is less alike; exact copies are the most alike.
-	closeness := func(s dedup.Score) float64 {
+	closeness := func(s Score) float64 {
 		switch {
 		case s.Exact:
 			return math.Inf(1)
@@ -87,7 +92,13 @@ func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
 		show := append([]int{r.cluster, c.Representative}, r.members[:min(reportMembers, len(r.members))]...)
 		largest = append(largest, show)
 	}
-	// Borderline: the member of each cluster with the score nearest the threshold.
+	return largest
+}
+
+// borderlineClusters picks the borderline clusters of pickClusters: those whose member
+// with the score nearest the threshold is nearest it, that member shown.
+func borderlineClusters(res *Result) (borderline [][]int) {
+	bySim := res.Options.Near != SimHash
 	type edge struct {
 		cluster, member int
 		gap             float64
@@ -116,19 +127,20 @@ func pickClusters(res *dedup.Result) (largest, borderline [][]int) {
 	for _, e := range edges[:min(reportClusters, len(edges))] {
 		borderline = append(borderline, []int{e.cluster, res.Clusters[e.cluster].Representative, e.member})
 	}
-	return largest, borderline
+	return borderline
 }
 
 // reportTexts reads the inputs again for the texts of the documents the report shows:
 // the main text of HTML (or its visible text with --no-extract), the text of the others,
-// cut to reportText characters. names maps the ids read to the ids of res.
-func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want map[string]bool, names func(string) string) (map[string]string, error) {
-	copt.OnError = nil
+// cut to reportText characters, and the size of the inputs. names maps the ids read to
+// the ids of res.
+func reportTexts(paths []string, copt corpus.Options, res *Result, want map[string]bool, names func(string) string) (map[string]string, int64, error) {
 	r, err := corpus.Open(paths, copt)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer r.Close()
+	total := r.Stats().Total
 	texts := map[string]string{}
 	for len(texts) < len(want) {
 		rec, err := r.Next()
@@ -136,7 +148,7 @@ func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want ma
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, total, err
 		}
 		rec.ID = names(rec.ID)
 		if !want[rec.ID] {
@@ -166,11 +178,11 @@ func reportTexts(paths []string, copt corpus.Options, res *dedup.Result, want ma
 		}
 		texts[rec.ID] = text
 	}
-	return texts, nil
+	return texts, total, nil
 }
 
 // reportData assembles the report of a run.
-func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[string]string, largest, borderline [][]int) (report.Data, error) {
+func reportData(title string, res *Result, sum *DirSummary, texts map[string]string, largest, borderline [][]int) (report.Data, error) {
 	d := report.Data{Title: title}
 	s := sum.Summary
 	d.Summary = []report.Field{
@@ -181,7 +193,7 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 		{Name: "clusters", Value: strconv.Itoa(s.Clusters)},
 		{Name: "kept", Value: strconv.Itoa(s.Kept)},
 		{Name: "dropped", Value: strconv.Itoa(s.Dropped)},
-		{Name: "dropped bytes", Value: humanBytes(s.DroppedBytes) + " of " + humanBytes(s.Bytes)},
+		{Name: "dropped bytes", Value: procstat.Bytes(s.DroppedBytes) + " of " + procstat.Bytes(s.Bytes)},
 	}
 	for _, k := range slices.Sorted(maps.Keys(sum.Parameters)) {
 		if k != "threads" { // the report is the same whatever the threads
@@ -195,44 +207,60 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 	for _, size := range slices.Sorted(maps.Keys(sizes)) {
 		d.ClusterSizes = append(d.ClusterSizes, report.SizeCount{Size: size, Count: sizes[size]})
 	}
+	d.Scores = scoreHistogram(res)
+	d.Largest, d.Borderline = reportList(res, texts, largest), reportList(res, texts, borderline)
+	mirrors, err := findMirrors(res)
+	for _, m := range mirrors {
+		d.Mirrors = append(d.Mirrors, report.Mirror(m))
+	}
+	return d, err
+}
 
+// scoreHistogram is the histogram of the near pairs' scores: MinHash similarity in bins
+// of 1/50 from the one holding the threshold, or SimHash distance in bits.
+func scoreHistogram(res *Result) report.Histogram {
 	o := res.Options
-	bySim := o.Method != dedup.SimHash
-	d.Scores.Threshold = math.NaN()
+	h := report.Histogram{Threshold: math.NaN()}
 	switch {
-	case o.Method == dedup.Exact:
-		d.Scores.Label = "exact duplicates only: no scores"
-	case bySim:
-		d.Scores.Label = "MinHash similarity of the near-duplicate pairs"
-		d.Scores.Threshold = o.Threshold
-		// Bins of 1/50 from the one holding the threshold, their bounds k/50 for whole
-		// k: lo + i/50 in floating point made labels such as 0.8200000000000001.
+	case o.Near == Exact:
+		h.Label = "exact duplicates only: no scores"
+	case o.Near != SimHash:
+		h.Label = "MinHash similarity of the near-duplicate pairs"
+		h.Threshold = o.Threshold
+		// Bin bounds are k/50 for whole k: lo + i/50 in floating point made labels
+		// such as 0.8200000000000001.
 		const perUnit = 50
 		first := int(math.Floor(o.Threshold*perUnit + 1e-9))
 		counts := make([]int, perUnit-first+1)
 		for _, p := range res.Pairs {
-			if p.Method == dedup.MinHash {
+			if p.Method == MinHash {
 				counts[min(len(counts)-1, max(0, int(p.Similarity*perUnit+1e-9)-first))]++
 			}
 		}
 		for i, n := range counts {
 			k := float64(first + i)
-			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: k / perUnit, Hi: (k + 1) / perUnit, Count: n})
+			h.Bins = append(h.Bins, report.Bin{Lo: k / perUnit, Hi: (k + 1) / perUnit, Count: n})
 		}
 	default:
-		d.Scores.Label = "SimHash distance of the near-duplicate pairs (bits)"
-		d.Scores.Threshold = float64(o.Distance) + 0.5
+		h.Label = "SimHash distance of the near-duplicate pairs (bits)"
+		h.Threshold = float64(o.Distance) + 0.5
 		counts := make([]int, o.Distance+1)
 		for _, p := range res.Pairs {
-			if p.Method == dedup.SimHash {
+			if p.Method == SimHash {
 				counts[p.Distance]++
 			}
 		}
 		for k, n := range counts {
-			d.Scores.Bins = append(d.Scores.Bins, report.Bin{Lo: float64(k) - 0.5, Hi: float64(k) + 0.5, Count: n})
+			h.Bins = append(h.Bins, report.Bin{Lo: float64(k) - 0.5, Hi: float64(k) + 0.5, Count: n})
 		}
 	}
+	return h
+}
 
+// reportList turns the clusters pickClusters chose into the report's, with the
+// members' texts and scores against their representative.
+func reportList(res *Result, texts map[string]string, list [][]int) []report.Cluster {
+	bySim := res.Options.Near != SimHash
 	member := func(rep, i int) report.Member {
 		doc := &res.Docs[i]
 		m := report.Member{ID: doc.ID, URL: doc.URL, Text: texts[doc.ID]}
@@ -248,21 +276,21 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 		}
 		return m
 	}
-	clusters := func(list [][]int) []report.Cluster {
-		var out []report.Cluster
-		for _, l := range list {
-			c := res.Clusters[l[0]]
-			rc := report.Cluster{ID: c.ID, Size: len(c.Members), Representative: member(c.Representative, c.Representative)}
-			for _, m := range l[2:] {
-				rc.Members = append(rc.Members, member(c.Representative, m))
-			}
-			out = append(out, rc)
+	var out []report.Cluster
+	for _, l := range list {
+		c := res.Clusters[l[0]]
+		rc := report.Cluster{ID: c.ID, Size: len(c.Members), Representative: member(c.Representative, c.Representative)}
+		for _, m := range l[2:] {
+			rc.Members = append(rc.Members, member(c.Representative, m))
 		}
-		return out
+		out = append(out, rc)
 	}
-	d.Largest, d.Borderline = clusters(largest), clusters(borderline)
+	return out
+}
 
-	// Mirrors: by SimHash when the run has it, else by the exact hash (same content only).
+// findMirrors finds the sites that carry the same content: by SimHash when the run has
+// it, else by the exact hash (same content only).
+func findMirrors(res *Result) ([]neardup.Mirror, error) {
 	var pages []neardup.Page
 	mopt := neardup.MirrorOptions{}
 	for i := range res.Docs {
@@ -271,18 +299,11 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 			continue
 		}
 		fp := doc.SimHash
-		if o.Method != dedup.SimHash {
+		if res.Options.Near != SimHash {
 			fp = binary.LittleEndian.Uint64(doc.Main[:8])
 			mopt.Distance = -1
 		}
 		pages = append(pages, neardup.Page{URL: doc.URL, SimHash: fp})
 	}
-	mirrors, err := neardup.FindMirrors(pages, mopt)
-	if err != nil {
-		return d, err
-	}
-	for _, m := range mirrors {
-		d.Mirrors = append(d.Mirrors, report.Mirror(m))
-	}
-	return d, nil
+	return neardup.FindMirrors(pages, mopt)
 }

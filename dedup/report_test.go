@@ -1,16 +1,17 @@
-package cli
+package dedup
 
 import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/dedup"
 )
 
 // TestPickClustersNearFirst: the report's "largest" clusters are those a curator must
@@ -52,14 +53,14 @@ func TestPickClustersNearFirst(t *testing.T) {
 		add(fmt.Sprintf("u%d", i), strings.Join(base(), " "))
 	}
 	next := 0
-	res, err := dedup.Run(func() (neardup.Document, error) {
+	res, err := Run(func() (neardup.Document, error) {
 		if next == len(order) {
 			return neardup.Document{}, io.EOF
 		}
 		id := order[next]
 		next++
 		return neardup.Document{ID: id, Text: texts[id]}, nil
-	}, dedup.Options{Threshold: 0.5}, nil)
+	}, Options{Pipeline: neardup.Pipeline{Threshold: 0.5}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +79,18 @@ func TestPickClustersNearFirst(t *testing.T) {
 	}
 }
 
-// TestDedupReportBinsRounded: the report of a run labels its similarity bins k/50.
-func TestDedupReportBinsRounded(t *testing.T) {
-	dir := t.TempDir()
-	input, _ := dedupCorpus(t, dir)
-	out := dir + "/out"
-	if _, stderr, code := run(t, "", "dedup", "--no-corpus", "--threshold", "0.82", "--out", out, input); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+// TestReportBinsRounded: the report of a run labels its similarity bins k/50.
+func TestReportBinsRounded(t *testing.T) {
+	res := run(t, corpusDocs(3, 200), Options{Pipeline: neardup.Pipeline{Threshold: 0.82}})
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := WriteDir(out, res, DirOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	page := readOut(t, out, "report.html")
+	b, err := os.ReadFile(filepath.Join(out, FileReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
 	if !strings.Contains(page, `<td class="num">0.82</td><td class="num">0.84</td>`) || regexp.MustCompile(`\d\.\d*0000000\d`).MatchString(page) {
 		t.Errorf("the report's bins are not labelled k/50:\n%s", regexp.MustCompile(`<td class="num">[^<]*</td>`).FindAllString(page, 12))
 	}

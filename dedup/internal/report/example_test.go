@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/cmd/neardup/internal/report"
+	"github.com/neardup/neardup/dedup/internal/report"
 )
 
 func ExampleWrite() {

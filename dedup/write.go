@@ -1,0 +1,191 @@
+package dedup
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/dedup/internal/report"
+	"github.com/neardup/neardup/internal/procstat"
+	"github.com/neardup/neardup/shingle"
+)
+
+// Write writes the output set of res into the directory and renames it into place:
+//
+//	clusters.jsonl  Result.WriteClusters
+//	pairs.jsonl     Result.WritePairs
+//	keep.txt        Result.WriteIDs(w, true)
+//	drop.txt        Result.WriteIDs(w, false)
+//	bad.jsonl       every BadRecord given to Bad
+//	corpus/         the kept records of opt.Inputs in their own formats (corpus.Copy)
+//	report.html     plots, the largest and the borderline clusters side by side with
+//	                their word differences, mirrors, parameters
+//	summary.json    DirSummary
+//
+// The bytes of every file but summary.json (timings, memory) depend on res and the
+// inputs only. Write reads opt.Inputs twice more, side by side: for the corpus copy and
+// for the texts of the documents the report shows; it holds the ids of the dropped
+// documents and those texts in memory. It returns the summary it wrote. A Dir is
+// written once.
+func (d *Dir) Write(res *Result, opt DirOptions) (*DirSummary, error) {
+	if d.done {
+		return nil, errors.New("dedup: the directory was written already; create another")
+	}
+	sum := &DirSummary{Summary: res.Summary(), Inputs: opt.inputNames(), Parameters: parameters(res.Options, opt.Corpus)}
+	timings := slices.Clone(res.Timings)
+	opt.stage(StageWriteLists)
+	start := time.Now()
+	outputs, err := d.writeLists(res)
+	if err != nil {
+		return nil, err
+	}
+	timings = append(timings, Timing{Stage: StageWriteLists, Seconds: time.Since(start).Seconds()})
+
+	opt.stage(StageCopyCorpus)
+	start = time.Now()
+	largest, borderline := pickClusters(res)
+	texts, err := d.copyAndRead(res, &opt, sum, largest, borderline)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.NoCorpus && len(opt.Inputs) > 0 {
+		outputs = append(outputs, DirCorpus+"/")
+	}
+	timings = append(timings, Timing{Stage: "copy corpus and read report texts", Seconds: time.Since(start).Seconds()})
+
+	opt.stage(StageReport)
+	start = time.Now()
+	if err := d.closeBad(); err != nil {
+		return nil, err
+	}
+	sum.BadRecords = max(0, d.bad-int64(res.Skipped)) // the records, not the pages Run skipped
+	sum.PeakRSS = procstat.PeakRSS()
+	for _, t := range timings {
+		sum.Timings = append(sum.Timings, map[string]any{"stage": t.Stage, "seconds": t.Seconds})
+	}
+	data, err := reportData(opt.title(), res, sum, texts, largest, borderline)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(d.tmp, FileReport), func(w io.Writer) error { return report.Write(w, data) }); err != nil {
+		return nil, err
+	}
+	sum.Timings = append(sum.Timings, map[string]any{"stage": StageReport, "seconds": time.Since(start).Seconds()})
+	sum.OutputFiles = append(outputs, FileReport, FileSummary)
+	if err := writeFile(filepath.Join(d.tmp, FileSummary), sum.write); err != nil {
+		return nil, err
+	}
+	return sum, d.publish()
+}
+
+// writeLists writes the four lists and returns the names of the files written so far.
+func (d *Dir) writeLists(res *Result) ([]string, error) {
+	outputs := []string{FileClusters, FilePairs, FileKeep, FileDrop}
+	writers := []func(io.Writer) error{res.WriteClusters, res.WritePairs,
+		func(w io.Writer) error { return res.WriteIDs(w, true) },
+		func(w io.Writer) error { return res.WriteIDs(w, false) }}
+	for i, name := range outputs {
+		if err := writeFile(filepath.Join(d.tmp, name), writers[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(outputs, FileBad), nil
+}
+
+// copyAndRead writes corpus/ (unless opt.NoCorpus) while it reads the texts of the
+// documents the report shows, both from opt.Inputs, and notes the input bytes and the
+// records copied in sum.
+func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest, borderline [][]int) (map[string]string, error) {
+	if len(opt.Inputs) == 0 {
+		return nil, nil
+	}
+	copt := opt.Corpus
+	copt.OnError = nil // bad records were reported by the run's own pass
+	want := map[string]bool{}
+	for _, l := range append(slices.Clone(largest), borderline...) {
+		for _, i := range l[1:] {
+			want[res.Docs[i].ID] = true
+		}
+	}
+	type textsResult struct {
+		texts map[string]string
+		total int64
+		err   error
+	}
+	textsDone := make(chan textsResult, 1)
+	go func() {
+		t, total, err := reportTexts(opt.Inputs, copt, res, want, opt.name)
+		textsDone <- textsResult{t, total, err}
+	}()
+	var copyErr error
+	if !opt.NoCorpus {
+		dropped := map[string]bool{} // usually far fewer than the kept
+		for _, doc := range res.Docs {
+			if !doc.Kept {
+				dropped[doc.ID] = true
+			}
+		}
+		var cst corpus.Stats
+		cst, copyErr = corpus.Copy(opt.Inputs, copt, filepath.Join(d.tmp, DirCorpus), func(id string) bool { return !dropped[opt.name(id)] })
+		sum.CorpusKept = cst.Kept
+	}
+	tr := <-textsDone
+	if copyErr != nil {
+		return nil, fmt.Errorf("dedup: writing the deduplicated corpus: %w", copyErr)
+	}
+	if tr.err != nil {
+		return nil, fmt.Errorf("dedup: reading texts for the report: %w", tr.err)
+	}
+	sum.InputBytes = tr.total
+	return tr.texts, nil
+}
+
+// closeBad flushes and closes bad.jsonl.
+func (d *Dir) closeBad() error {
+	d.badMu.Lock()
+	defer d.badMu.Unlock()
+	err := d.badLog.Flush()
+	if cerr := d.badFile.Close(); err == nil {
+		err = cerr
+	}
+	d.badFile = nil
+	if err != nil {
+		return fmt.Errorf("dedup: writing %s: %w", FileBad, err)
+	}
+	return nil
+}
+
+// write writes the summary as indented JSON.
+func (s *DirSummary) write(w io.Writer) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// parameters returns the parameters of a run as summary.json and the report list them:
+// those that decide what is a duplicate, with the names of `neardup dedup`'s flags.
+func parameters(o Options, copt corpus.Options) map[string]any {
+	s := o.Shingle
+	unit := "word"
+	if s.Unit == shingle.Chars {
+		unit = "character"
+	}
+	return map[string]any{
+		"method": MethodName(o.Near), "distance": o.Distance, "threshold": o.Threshold,
+		"keep": o.Keep.String(), "extract": !o.NoExtract, "format": copt.Format.String(),
+		"containment": o.Containment, "minhash_k": o.MinHashK, "threads": o.Threads,
+		"shingles":  unit + " " + strconv.Itoa(s.ShingleK()) + "-shingles",
+		"keep_case": s.KeepCase, "keep_punct": s.KeepPunct, "keep_accents": s.KeepAccents,
+		"split_punct": s.SplitPunct, "mask_numbers": s.MaskNumbers, "stop_words": s.RemoveStopWords,
+		"no_cjk": s.NoCJK,
+	}
+}
