@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/mirror"
 )
 
 // Report sizes: how many clusters each list shows, how many members of each, and how
@@ -263,8 +263,8 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 	d.Largest, d.Borderline = clusters(largest), clusters(borderline)
 
 	// Mirrors: by SimHash when the run has it, else by the exact hash (same content only).
-	var pages []neardup.Page
-	mopt := neardup.MirrorOptions{}
+	var pages []mirror.Page
+	mopt := mirror.Options{}
 	for i := range res.Docs {
 		doc := &res.Docs[i]
 		if doc.URL == "" {
@@ -275,9 +275,9 @@ func reportData(title string, res *dedup.Result, sum dedupSummary, texts map[str
 			fp = binary.LittleEndian.Uint64(doc.Main[:8])
 			mopt.Distance = -1
 		}
-		pages = append(pages, neardup.Page{URL: doc.URL, SimHash: fp})
+		pages = append(pages, mirror.Page{URL: doc.URL, SimHash: fp})
 	}
-	mirrors, err := neardup.FindMirrors(pages, mopt)
+	mirrors, err := mirror.Find(pages, mopt)
 	if err != nil {
 		return d, err
 	}
