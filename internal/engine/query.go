@@ -11,7 +11,7 @@ import (
 
 // Get returns the stored document with the id; ok reports whether there is one. The
 // error is the store's.
-func (d *Engine) Get(id string) (s Record, ok bool, err error) {
+func (d *Engine) Get(id string) (Record, bool, error) {
 	r, err := d.byKey(nsDoc, []byte(id))
 	if err != nil || r == nil {
 		return Record{}, false, err
