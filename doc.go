@@ -1,5 +1,5 @@
 // Package neardup finds exact and near-duplicate documents. It is the façade a crawler
-// or a corpus tool uses (Fingerprinter, Detector, FindMirrors) and the map of the module;
+// or a corpus tool uses (Fingerprinter, Detector, KeyFilter) and the map of the module;
 // the work is done by one package per step of the data flow, each usable alone:
 //
 //	page -> extract   HTML to main text: boilerplate removed, charset decoded, limits
@@ -68,11 +68,15 @@
 //
 // Prescreen gives the Bloom filter (KeyFilter) of the stored URL and exact keys that a
 // client keeps (package client/prescreen) to skip the round trip for pages that are
-// certainly new; FindMirrors finds the sites that carry the same content under the same
-// paths.
+// certainly new; package mirror finds the sites that carry the same content under the
+// same paths.
 //
-// Document, Query, Verdict, Match, Kind, Level, Hash and Fingerprints are aliases of
-// package api's types: the service client (package client) names them from there, so
+// The Detector is a façade: the store's keys and records, the in-memory accelerators,
+// the background moves and the merge of concurrent adds are its engine's
+// (internal/engine), which takes fingerprinted entries and knows nothing of documents.
+//
+// Document, Query, Verdict, Match, Kind, Level, Hash, Fingerprints, Entry and Candidate
+// are aliases of package api's types: the service client (package client) names them from there, so
 // that a crawler importing it links none of this package's extractor, indexes or store.
 //
 // # Corpora
@@ -106,7 +110,7 @@
 //
 // The band postings are 25 of an add's 31 keys, so while the copy holds them the
 // detector writes them nowhere else: it rebuilds the copy from the records' signatures
-// when it opens the store, and an add costs about a third less CPU. When
+// when it opens the store, and an add writes a fifth of the keys. When
 // the copy outgrows Options.BandMemory, the detector writes every band posting to the
 // store in the background (the copy answering meanwhile, and writes keeping theirs in
 // the store too), marks the store as holding them, and drops the copy; from then on the

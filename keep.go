@@ -3,7 +3,6 @@ package neardup
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/neardup/neardup/internal/names"
 )
@@ -82,15 +81,6 @@ func (p KeepPolicy) validate() error {
 		}
 	}
 	return nil
-}
-
-// Candidate is what a KeepPolicy compares of a document.
-type Candidate struct {
-	ID        string
-	Priority  float64
-	FetchTime time.Time // the zero time sorts first
-	Seq       uint64    // arrival order, deciding FetchTime ties
-	Words     int       // words of main text
 }
 
 // Prefer reports whether the policy keeps a rather than b. It is a strict order: for

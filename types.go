@@ -23,6 +23,11 @@ type (
 	// Fingerprints are everything a Detector keeps of a document's content and address
 	// (api.Fingerprints).
 	Fingerprints = api.Fingerprints
+	// Entry is a fingerprinted document as a Detector takes it, with its binary form
+	// (api.Entry).
+	Entry = api.Entry
+	// Candidate is what a KeepPolicy compares of a document (api.Candidate).
+	Candidate = api.Candidate
 )
 
 // The kinds of a Verdict or a Match (see api.Kind).

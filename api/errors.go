@@ -6,3 +6,7 @@ import "errors"
 // id, or no content) and for a Hash whose text form is not 64 hex digits.
 // neardup.ErrDocument is the same value.
 var ErrDocument = errors.New("neardup: invalid document")
+
+// ErrEncoding: an Entry's binary form is truncated, corrupt or of another version.
+// neardup.ErrEncoding is the same value.
+var ErrEncoding = errors.New("neardup: bad entry encoding")

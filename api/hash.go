@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-
-	"github.com/neardup/neardup/minhash"
 )
 
 // Hash is a SHA-256 digest: the exact-duplicate key of one level of a document's content.
@@ -36,32 +34,4 @@ func (h *Hash) UnmarshalText(text []byte) error {
 		return fmt.Errorf("%w: hash: %v", ErrDocument, err)
 	}
 	return nil
-}
-
-// Fingerprints are everything a neardup.Detector keeps of a document's content and address.
-type Fingerprints struct {
-	// URL is the canonical URL (package urlnorm), "" when the document has none.
-	URL string `json:"url,omitempty"`
-	// Raw is the SHA-256 of the bytes as given (the HTML, or the text).
-	Raw Hash `json:"raw"`
-	// Text is the SHA-256 of the whole page's visible text after normalization (the
-	// shingle package's tokens joined by single spaces), so pages that differ only in
-	// markup share it.
-	Text Hash `json:"text"`
-	// Main is the SHA-256 of the main text (boilerplate removed) after the same
-	// normalization, so pages that differ only in navigation, headers and the like share
-	// it. For plain text it equals Text.
-	Main Hash `json:"main"`
-	// SimHash is the main text's 64-bit fingerprint (simhash.SchemeNeardup).
-	SimHash uint64 `json:"simhash"`
-	// MinHash is the signature of the main text's shingle set.
-	MinHash minhash.Signature `json:"-"`
-	// Words is the number of words of the main text after normalization.
-	Words int `json:"words"`
-	// Title is the page's title when extraction found one.
-	Title string `json:"title,omitempty"`
-	// Method is how an HTML page's main text was found: extract.MethodMain, or
-	// extract.MethodVisibleText (extraction off, found too little, or ran out of time);
-	// "" for plain text.
-	Method string `json:"method,omitempty"`
 }

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/dedup/internal/report"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/procstat"
+	"github.com/neardup/neardup/mirror"
 )
 
 // Report sizes: how many clusters each list shows, how many members of each, and how
@@ -290,9 +290,9 @@ func reportList(res *Result, texts map[string]string, list [][]int) []report.Clu
 
 // findMirrors finds the sites that carry the same content: by SimHash when the run has
 // it, else by the exact hash (same content only).
-func findMirrors(res *Result) ([]neardup.Mirror, error) {
-	var pages []neardup.Page
-	mopt := neardup.MirrorOptions{}
+func findMirrors(res *Result) ([]mirror.Mirror, error) {
+	var pages []mirror.Page
+	mopt := mirror.Options{}
 	for i := range res.Docs {
 		doc := &res.Docs[i]
 		if doc.URL == "" {
@@ -303,7 +303,7 @@ func findMirrors(res *Result) ([]neardup.Mirror, error) {
 			fp = binary.LittleEndian.Uint64(doc.Main[:8])
 			mopt.Distance = -1
 		}
-		pages = append(pages, neardup.Page{URL: doc.URL, SimHash: fp})
+		pages = append(pages, mirror.Page{URL: doc.URL, SimHash: fp})
 	}
-	return neardup.FindMirrors(pages, mopt)
+	return mirror.Find(pages, mopt)
 }

@@ -14,7 +14,7 @@
 //   - the largest and the borderline clusters: for each member shown, the representative's
 //     text and the member's side by side, the words only in the representative struck
 //     through in red (<del>) and those only in the member underlined in green (<ins>);
-//   - the mirrors, pairs of sites that carry the same content (neardup.FindMirrors).
+//   - the mirrors, pairs of sites that carry the same content (mirror.Find).
 //
 // The counts axis of both charts turns logarithmic when the largest count is 100 times the
 // smallest or more. Every chart has an SVG <title> and <desc> and, below it, a table of

@@ -6,12 +6,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup/internal/report"
+	"github.com/neardup/neardup/mirror"
 )
 
 func ExampleWrite() {
-	found := neardup.Mirror{HostA: "www.postgresql.org", PrefixA: "/docs/15/", HostB: "mirror.example", PrefixB: "/pg/15/",
+	found := mirror.Mirror{HostA: "www.postgresql.org", PrefixA: "/docs/15/", HostB: "mirror.example", PrefixB: "/pg/15/",
 		Shared: 1200, Same: 1180, Score: 0.98, Coverage: 0.93}
 	d := report.Data{
 		Title:        "neardup dedup: corpus.jsonl",
@@ -23,7 +23,7 @@ func ExampleWrite() {
 		Largest: []report.Cluster{{ID: 7, Size: 2,
 			Representative: report.Member{ID: "a", Text: "PostgreSQL 15.18 Documentation"},
 			Members:        []report.Member{{ID: "b", Score: "1 bit", Text: "PostgreSQL 15.20 Documentation"}}}},
-		Mirrors: []report.Mirror{report.Mirror(found)}, // the same fields as neardup.Mirror
+		Mirrors: []report.Mirror{report.Mirror(found)}, // the same fields as mirror.Mirror
 	}
 	var page strings.Builder
 	if err := report.Write(&page, d); err != nil {

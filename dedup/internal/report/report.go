@@ -94,7 +94,7 @@ type Member struct {
 }
 
 // Mirror is a pair of sites, each a host and a path prefix, that carry the same content
-// under the same relative paths. Its fields are those of neardup.Mirror, in the same
+// under the same relative paths. Its fields are those of mirror.Mirror, in the same
 // order, so report.Mirror(m) converts one.
 type Mirror struct {
 	HostA   string

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/evaldata"
+	"github.com/neardup/neardup/mirror"
 )
 
 // pageSets holds the real pages of aeb-scrapinghub and debian-doc-versions: their main
@@ -232,7 +233,7 @@ func aebScore(t *testing.T, fps *fpSet, opt neardup.Options) (found int, missed 
 // debianMirror checks every page of both releases, each under its own URL (release b on a
 // mirror), and scores the reported pairs against the labelled pairs whose whole-page
 // Jaccard reaches ref.
-func debianMirror(t *testing.T, fps *fpSet, opt neardup.Options, ref float64) (tp, fp, fn int, pages []neardup.Page) {
+func debianMirror(t *testing.T, fps *fpSet, opt neardup.Options, ref float64) (tp, fp, fn int, pages []mirror.Page) {
 	ps := &pageSets
 	opt.MaxMatches = 1000
 	d := detector(t, opt)
@@ -246,7 +247,7 @@ func debianMirror(t *testing.T, fps *fpSet, opt neardup.Options, ref float64) (t
 	for _, p := range ps.debian {
 		e := neardup.Entry{ID: p.ID, Fingerprints: fps.debian[p.ID]}
 		e.URL = debianURL(p.ID, false)
-		pages = append(pages, neardup.Page{URL: e.URL, SimHash: e.SimHash})
+		pages = append(pages, mirror.Page{URL: e.URL, SimHash: e.SimHash})
 		for _, m := range checkEntry(t, d, e, true).Matches {
 			k := pairKey(p.ID, m.ID)
 			found[k] = true
@@ -302,7 +303,7 @@ func debianURL(id string, recrawl bool) string {
 // visible text exact duplicates at the main-text level while almost none are at the raw
 // level, and the moved Clang page under its new URL; a mirror of release b under other
 // URLs gives the near-duplicate recall and precision at the defaults against the labels
-// (whole-page word-5-shingle Jaccard at least the default threshold), and FindMirrors
+// (whole-page word-5-shingle Jaccard at least the default threshold), and mirror.Find
 // finds both mirrors.
 func TestDocumentsDebian(t *testing.T) {
 	fps := fingerprints(t, 0)
@@ -361,7 +362,7 @@ func TestDocumentsDebian(t *testing.T) {
 	tp, fp, fn, pages := debianMirror(t, fps, neardup.Options{}, neardup.DefaultThreshold)
 	t.Logf("mirror run, default options: %d pairs reported, recall %.3f and precision %.3f against the %d labelled pairs >= %.2f",
 		tp+fp, float64(tp)/float64(tp+fn), float64(tp)/float64(tp+fp), tp+fn, neardup.DefaultThreshold)
-	mirrors, err := neardup.FindMirrors(pages, neardup.MirrorOptions{})
+	mirrors, err := mirror.Find(pages, mirror.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package neardup
+package engine
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package neardup
+package api
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/minhash"
 )
 
 func sameEntry(a, b Entry) bool {
@@ -19,15 +21,20 @@ func sameEntry(a, b Entry) bool {
 }
 
 func TestEntryBinary(t *testing.T) {
-	f, _ := NewFingerprinter(Options{})
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 50 {
-		doc := Document{ID: "doc/" + string(rune('a'+i%26)), URL: "http://example.com/p?i=" + string(rune('0'+i%10)), Text: "some words of text " + string(rune('a'+i))}
-		fp, err := f.Fingerprint(doc)
-		if err != nil {
-			t.Fatal(err)
+		id := "doc/" + string(rune('a'+i%26))
+		fp := Fingerprints{URL: "http://example.com/p?i=" + string(rune('0'+i%10)), SimHash: r.Uint64(), Words: r.IntN(1000), Title: "T" + id, Method: "main"}
+		for _, h := range []*Hash{&fp.Raw, &fp.Text, &fp.Main} {
+			for j := range h {
+				h[j] = byte(r.Uint32())
+			}
 		}
-		e := Entry{ID: doc.ID, Priority: r.NormFloat64(), Fingerprints: fp}
+		fp.MinHash = make(minhash.Signature, 1+r.IntN(256))
+		for j := range fp.MinHash {
+			fp.MinHash[j] = r.Uint32()
+		}
+		e := Entry{ID: id, Priority: r.NormFloat64(), Fingerprints: fp}
 		if i%2 == 0 {
 			e.FetchTime = time.Unix(int64(r.Uint32()), int64(r.IntN(1e9)))
 		}
@@ -58,25 +65,6 @@ func TestEntryBinary(t *testing.T) {
 	b, _ := Entry{ID: "n", Priority: math.NaN()}.MarshalBinary()
 	if err := new(Entry).UnmarshalBinary(b); !errors.Is(err, ErrEncoding) {
 		t.Errorf("NaN priority: %v", err)
-	}
-}
-
-// TestNaNPriority: a document or entry whose priority is NaN is refused, before any
-// store sees it.
-func TestNaNPriority(t *testing.T) {
-	d := newDetector(t, Options{})
-	doc := Document{ID: "n", Text: "some words of text", Priority: math.NaN()}
-	if _, err := d.Check(doc); !errors.Is(err, ErrDocument) {
-		t.Errorf("Check: %v", err)
-	}
-	if _, err := d.Fingerprinter().Fingerprint(doc); !errors.Is(err, ErrDocument) {
-		t.Errorf("Fingerprint: %v", err)
-	}
-	if _, err := d.CheckEntry(Entry{ID: "n", Priority: math.NaN()}, true); !errors.Is(err, ErrDocument) {
-		t.Errorf("CheckEntry: %v", err)
-	}
-	if d.Len() != 0 {
-		t.Errorf("%d documents stored", d.Len())
 	}
 }
 

@@ -1,4 +1,4 @@
-package neardup
+package engine
 
 import "sync"
 
@@ -8,9 +8,8 @@ const recordCacheSize = 16384
 // recordCache holds the records that near-duplicate checks read most: the candidates
 // their band and SimHash lookups return. Text with common phrases makes a few thousand
 // documents the candidates of many checks (their band keys are the common phrases'),
-// which every check read again from the store: at a million documents of bench
-// service's synthetic English, an add read 1.5 candidate records, 29 thousand distinct
-// ones in 185 thousand reads, and a cache of 16,384 would have answered 83% of them.
+// which every check would read again from the store; a cache of a few thousand of
+// them answers most candidate reads.
 //
 // It keeps two generations of at most half its size each: a hit in the older one moves
 // the record to the newer, and when the newer fills it becomes the older, whose records
@@ -23,17 +22,17 @@ const recordCacheSize = 16384
 // Safe for concurrent use.
 type recordCache struct {
 	mu        sync.Mutex
-	cur, prev map[uint64]*Stored
+	cur, prev map[uint64]*Record
 	epoch     uint64 // drops so far
 }
 
 func newRecordCache() *recordCache {
-	return &recordCache{cur: make(map[uint64]*Stored, recordCacheSize/2)}
+	return &recordCache{cur: make(map[uint64]*Record, recordCacheSize/2)}
 }
 
 // get returns the cached record seq, or nil and the epoch to pass to put with the record
 // read from the store.
-func (c *recordCache) get(seq uint64) (*Stored, uint64) {
+func (c *recordCache) get(seq uint64) (*Record, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.cur[seq]; r != nil {
@@ -49,7 +48,7 @@ func (c *recordCache) get(seq uint64) (*Stored, uint64) {
 
 // put caches r, the record seq read from the store after a get that returned epoch,
 // unless a record has been dropped since.
-func (c *recordCache) put(seq uint64, r *Stored, epoch uint64) {
+func (c *recordCache) put(seq uint64, r *Record, epoch uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.epoch == epoch {
@@ -58,9 +57,9 @@ func (c *recordCache) put(seq uint64, r *Stored, epoch uint64) {
 }
 
 // add puts r in the newer generation; c.mu is held.
-func (c *recordCache) add(seq uint64, r *Stored) {
+func (c *recordCache) add(seq uint64, r *Record) {
 	if len(c.cur) >= recordCacheSize/2 {
-		c.prev, c.cur = c.cur, make(map[uint64]*Stored, recordCacheSize/2)
+		c.prev, c.cur = c.cur, make(map[uint64]*Record, recordCacheSize/2)
 	}
 	c.cur[seq] = r
 }

@@ -1,15 +1,17 @@
-package neardup
+package engine
 
 import (
 	"sync"
 	"testing"
+
+	"github.com/neardup/neardup/api"
 )
 
 // TestRecordCache: the cache holds at most recordCacheSize records, keeps those read
 // recently, forgets a dropped one, and does not take a record read before a drop.
 func TestRecordCache(t *testing.T) {
 	c := newRecordCache()
-	rec := func(seq uint64) *Stored { return &Stored{Entry: Entry{ID: "d"}, seq: seq} }
+	rec := func(seq uint64) *Record { return &Record{Entry: api.Entry{ID: "d"}, seq: seq} }
 	for seq := uint64(1); seq <= 3*recordCacheSize; seq++ {
 		r, epoch := c.get(seq)
 		if r != nil {
@@ -65,7 +67,7 @@ func TestRecordCacheConcurrent(t *testing.T) {
 			for i := range 20000 {
 				seq := uint64((i*7 + g) % 3000)
 				if r, epoch := c.get(seq); r == nil {
-					c.put(seq, &Stored{seq: seq}, epoch)
+					c.put(seq, &Record{seq: seq}, epoch)
 				} else if r.seq != seq {
 					t.Errorf("get(%d) returned record %d", seq, r.seq)
 					return

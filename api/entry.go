@@ -1,4 +1,4 @@
-package neardup
+package api
 
 import (
 	"encoding/binary"
@@ -8,6 +8,47 @@ import (
 
 	"github.com/neardup/neardup/minhash"
 )
+
+// Fingerprints are everything a neardup.Detector keeps of a document's content and address.
+type Fingerprints struct {
+	// URL is the canonical URL (package urlnorm), "" when the document has none.
+	URL string `json:"url,omitempty"`
+	// Raw is the SHA-256 of the bytes as given (the HTML, or the text).
+	Raw Hash `json:"raw"`
+	// Text is the SHA-256 of the whole page's visible text after normalization (the
+	// shingle package's tokens joined by single spaces), so pages that differ only in
+	// markup share it.
+	Text Hash `json:"text"`
+	// Main is the SHA-256 of the main text (boilerplate removed) after the same
+	// normalization, so pages that differ only in navigation, headers and the like share
+	// it. For plain text it equals Text.
+	Main Hash `json:"main"`
+	// SimHash is the main text's 64-bit fingerprint (simhash.SchemeNeardup).
+	SimHash uint64 `json:"simhash"`
+	// MinHash is the signature of the main text's shingle set.
+	MinHash minhash.Signature `json:"-"`
+	// Words is the number of words of the main text after normalization.
+	Words int `json:"words"`
+	// Title is the page's title when extraction found one.
+	Title string `json:"title,omitempty"`
+	// Method is how an HTML page's main text was found: extract.MethodMain, or
+	// extract.MethodVisibleText (extraction off, found too little, or ran out of time);
+	// "" for plain text.
+	Method string `json:"method,omitempty"`
+}
+
+// Entry is a fingerprinted document as a neardup.Detector takes it: what a
+// neardup.Fingerprinter makes of a Document, with the document's id and keep-policy
+// fields. Its binary form (AppendBinary) is how a detector's store keeps it.
+type Entry struct {
+	ID        string
+	Priority  float64
+	FetchTime time.Time
+	// RawURL is the URL as the document gave it, when canonicalization changed it
+	// (Fingerprints.URL is the canonical one, the dedup key); "" otherwise.
+	RawURL string
+	Fingerprints
+}
 
 // entryVersion is the first byte of an Entry's binary form. Version 1 had no RawURL;
 // it still decodes, with RawURL "".
@@ -66,7 +107,7 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 	var x Entry
 	x.ID = d.str()
 	if x.Priority = math.Float64frombits(d.u64()); math.IsNaN(x.Priority) {
-		d.fail(fmt.Errorf("priority NaN")) // refused when stored: see Detector.CheckEntry
+		d.fail(fmt.Errorf("priority NaN")) // refused when stored: see neardup.Detector.CheckEntry
 	}
 	if fetch := d.varint(); fetch != 0 {
 		x.FetchTime = time.Unix(0, fetch)

@@ -1,4 +1,4 @@
-package neardup
+package mirror
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func TestSplitTail(t *testing.T) {
 	}
 }
 
-func TestFindMirrors(t *testing.T) {
+func TestFind(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var pages []Page
 	for i := range 40 {
@@ -42,7 +42,7 @@ func TestFindMirrors(t *testing.T) {
 	for i := range 50 {
 		pages = append(pages, Page{URL: fmt.Sprintf("http://h%d.com/404", i), SimHash: 42})
 	}
-	got, err := FindMirrors(pages, MirrorOptions{})
+	got, err := Find(pages, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +56,11 @@ func TestFindMirrors(t *testing.T) {
 		t.Fatalf("mirror %+v, want %+v", m, want)
 	}
 	// Exact content only: the pages with a changed bit no longer count.
-	got, _ = FindMirrors(pages, MirrorOptions{Distance: -1, MinScore: 0.2})
+	got, _ = Find(pages, Options{Distance: -1, MinScore: 0.2})
 	if len(got) != 1 || got[0].Same != 10 {
 		t.Fatalf("exact only: %+v", got)
 	}
-	if _, err := FindMirrors(pages, MirrorOptions{MinScore: 2}); err == nil {
+	if _, err := Find(pages, Options{MinScore: 2}); err == nil {
 		t.Fatal("MinScore 2 accepted")
 	}
 }
