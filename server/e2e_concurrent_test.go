@@ -14,6 +14,59 @@ func e2eConcurrent(t *testing.T, ctx context.Context, pages []crawlPage) {
 	svc := startService(t, t.TempDir())
 	defer svc.stop(t)
 	cr := newCrawler(t, ctx, svc.c)
+	outs := concurrentCrawl(t, ctx, cr, pages, workers)
+
+	kinds := map[neardup.Kind]int{}
+	stored := map[string]bool{}
+	seenAbsent, screenAbsent := 0, 0
+	for i := range pages {
+		p, o := &pages[i], &outs[i]
+		if o.err != nil {
+			t.Errorf("%s: %v", p.doc.ID, o.err)
+			continue
+		}
+		if o.v.ID != p.doc.ID {
+			t.Errorf("%s: the verdict is for %q", p.doc.ID, o.v.ID)
+		}
+		kinds[o.v.Kind]++
+		if o.v.Added != (o.v.Kind != neardup.URLDuplicate) {
+			t.Errorf("%s: %v with Added %t", p.doc.ID, o.v.Kind, o.v.Added)
+		}
+		if o.v.Added {
+			stored[p.doc.ID] = true
+		}
+		if p.doc.URL != "" && !o.seenURL {
+			seenAbsent++
+		}
+		if !o.screen.Maybe() {
+			screenAbsent++
+		}
+		cr.honest(t, p, o)
+		// The recrawl's release-b pages with the visible text of their release-a page,
+		// which the first crawl stored before: url-duplicates whatever the order.
+		if (p.class == "same_visible_text" || p.class == "exact_bytes") && (o.v.Kind != neardup.URLDuplicate || o.v.Matches[0].ID != p.prev) {
+			t.Errorf("%s (%s): %v, want url-duplicate of %s", p.doc.ID, p.class, o.v.Kind, p.prev)
+		}
+	}
+	// A changed page replaces the stored one under its URL.
+	for i := range pages {
+		if o := &outs[i]; o.err == nil && o.v.Kind == neardup.Changed {
+			delete(stored, o.v.Matches[0].ID)
+		}
+	}
+	t.Logf("%d workers: verdicts %s; %d requests, %d answered 429 (retried), %d 5xx; pre-screen: SeenURL absent for %d pages, Screen absent (no URL or exact copy) for %d",
+		workers, kindCounts(kinds), svc.counts.all.Load(), svc.counts.n429.Load(), svc.counts.n5xx.Load(), seenAbsent, screenAbsent)
+	if n := svc.counts.n5xx.Load(); n > 0 {
+		t.Errorf("%d answers with a 5xx status", n)
+	}
+
+	checkConcurrentStore(t, ctx, svc, pages, outs, kinds, stored)
+}
+
+// concurrentCrawl sends the pages to the service with workers crawlers at once, the
+// first crawl (phase 0) before the recrawl (phase 1), and returns what each page got.
+func concurrentCrawl(t *testing.T, ctx context.Context, cr *crawler, pages []crawlPage, workers int) []outcome {
+	t.Helper()
 	outs := make([]outcome, len(pages))
 	for ph := range 2 {
 		if err := cr.refresh(ctx); err != nil {
@@ -65,51 +118,13 @@ func e2eConcurrent(t *testing.T, ctx context.Context, pages []crawlPage) {
 		close(next)
 		wg.Wait()
 	}
+	return outs
+}
 
-	kinds := map[neardup.Kind]int{}
-	stored := map[string]bool{}
-	seenAbsent, screenAbsent := 0, 0
-	for i := range pages {
-		p, o := &pages[i], &outs[i]
-		if o.err != nil {
-			t.Errorf("%s: %v", p.doc.ID, o.err)
-			continue
-		}
-		if o.v.ID != p.doc.ID {
-			t.Errorf("%s: the verdict is for %q", p.doc.ID, o.v.ID)
-		}
-		kinds[o.v.Kind]++
-		if o.v.Added != (o.v.Kind != neardup.URLDuplicate) {
-			t.Errorf("%s: %v with Added %t", p.doc.ID, o.v.Kind, o.v.Added)
-		}
-		if o.v.Added {
-			stored[p.doc.ID] = true
-		}
-		if p.doc.URL != "" && !o.seenURL {
-			seenAbsent++
-		}
-		if !o.screen.Maybe() {
-			screenAbsent++
-		}
-		cr.honest(t, p, o)
-		// The recrawl's release-b pages with the visible text of their release-a page,
-		// which the first crawl stored before: url-duplicates whatever the order.
-		if (p.class == "same_visible_text" || p.class == "exact_bytes") && (o.v.Kind != neardup.URLDuplicate || o.v.Matches[0].ID != p.prev) {
-			t.Errorf("%s (%s): %v, want url-duplicate of %s", p.doc.ID, p.class, o.v.Kind, p.prev)
-		}
-	}
-	// A changed page replaces the stored one under its URL.
-	for i := range pages {
-		if o := &outs[i]; o.err == nil && o.v.Kind == neardup.Changed {
-			delete(stored, o.v.Matches[0].ID)
-		}
-	}
-	t.Logf("%d workers: verdicts %s; %d requests, %d answered 429 (retried), %d 5xx; pre-screen: SeenURL absent for %d pages, Screen absent (no URL or exact copy) for %d",
-		workers, kindCounts(kinds), svc.counts.all.Load(), svc.counts.n429.Load(), svc.counts.n5xx.Load(), seenAbsent, screenAbsent)
-	if n := svc.counts.n5xx.Load(); n > 0 {
-		t.Errorf("%d answers with a 5xx status", n)
-	}
-
+// checkConcurrentStore checks the service's stats against the verdicts the crawl got
+// (kinds) and its documents against those it should store.
+func checkConcurrentStore(t *testing.T, ctx context.Context, svc *service, pages []crawlPage, outs []outcome, kinds map[neardup.Kind]int, stored map[string]bool) {
+	t.Helper()
 	st, err := svc.c.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -194,6 +194,44 @@ func TestMaxConns(t *testing.T) {
 	const max = 8
 	const headerTimeout = 10 * time.Second
 	_, addr := serveOn(t, Config{MaxConns: max, ReadHeaderTimeout: headerTimeout})
+	idle := fillMaxConns(t, addr, max, headerTimeout)
+	for _, c := range idle {
+		defer c.Close()
+	}
+	fillReserve(t, addr)
+	// Idle connections in the reserve are dropped within reserveLife, and the reserve
+	// serves the probes again well before ReadHeaderTimeout frees the others.
+	time.Sleep(reserveLife + 200*time.Millisecond)
+	if code, body := get(t, addr, "/healthz"); code != 200 {
+		t.Errorf("GET /healthz once the idle reserve connections are dropped: %d %s", code, body)
+	}
+
+	// The idle connections are dropped after ReadHeaderTimeout.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, _ := get(t, addr, "/v1/stats")
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("idle connections still hold the server: /v1/stats %d", code)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, c := range idle {
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Errorf("an idle connection is still open: %v", err)
+			break
+		}
+	}
+}
+
+// fillMaxConns opens max idle connections to the server at addr and checks that the
+// probes are still served, on the reserve, and that the API is not; it returns the idle
+// connections.
+func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duration) []net.Conn {
+	t.Helper()
 	// The idle connections hold their slots for ReadHeaderTimeout after they are
 	// accepted, so the checks below prove something only when they end within it of the
 	// dials; on a starved machine an attempt can take longer, and is made again.
@@ -231,9 +269,13 @@ func TestMaxConns(t *testing.T) {
 		}
 		time.Sleep(time.Second) // the server sees the closes
 	}
-	for _, c := range idle {
-		defer c.Close()
-	}
+	return idle
+}
+
+// fillReserve opens connReserve more idle connections to the server at addr, whose
+// MaxConns idle connections are open, and checks that a request past them is refused.
+func fillReserve(t *testing.T, addr string) {
+	t.Helper()
 	// A reserve connection is dropped reserveLife after it is accepted, so the answer
 	// past the reserve proves something only when it comes within reserveLife of the
 	// dials; on a starved machine an attempt can take longer, and is made again.
@@ -252,7 +294,7 @@ func TestMaxConns(t *testing.T) {
 		if time.Since(start) < reserveLife {
 			wantError(t, "past the reserve", code, body, 503, "too_many_connections")
 			for _, c := range reserve {
-				defer c.Close() // left idle: the server must drop them itself
+				t.Cleanup(func() { c.Close() }) // left idle: the server must drop them itself
 			}
 			break
 		}
@@ -263,32 +305,6 @@ func TestMaxConns(t *testing.T) {
 			t.Fatalf("5 attempts to fill the reserve each took over %v: the machine is too slow for this test", reserveLife)
 		}
 		time.Sleep(reserveLife + 200*time.Millisecond) // the reserve drains
-	}
-	// Idle connections in the reserve are dropped within reserveLife, and the reserve
-	// serves the probes again well before ReadHeaderTimeout frees the others.
-	time.Sleep(reserveLife + 200*time.Millisecond)
-	if code, body := get(t, addr, "/healthz"); code != 200 {
-		t.Errorf("GET /healthz once the idle reserve connections are dropped: %d %s", code, body)
-	}
-
-	// The idle connections are dropped after ReadHeaderTimeout.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		code, _ := get(t, addr, "/v1/stats")
-		if code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("idle connections still hold the server: /v1/stats %d", code)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, c := range idle {
-		c.SetReadDeadline(time.Now().Add(time.Second))
-		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
-			t.Errorf("an idle connection is still open: %v", err)
-			break
-		}
 	}
 }
 

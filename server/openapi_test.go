@@ -40,32 +40,7 @@ func TestOpenAPI(t *testing.T) {
 		t.Errorf("openapi %q, want 3.0.x", doc.OpenAPI)
 	}
 	s, ts := start(t, Config{})
-	var documented []string
-	for path, item := range doc.Paths {
-		for method, raw := range item {
-			if method == "parameters" {
-				continue
-			}
-			m := strings.ToUpper(method)
-			pattern := m + " " + path
-			if path == "/" {
-				pattern += "{$}"
-			}
-			documented = append(documented, pattern)
-			r := httptest.NewRequest(m, strings.ReplaceAll(path, "{id}", "some-id"), nil)
-			if _, p := s.mux.Handler(r); p != pattern {
-				t.Errorf("documented %s %s is routed to %q", m, path, p)
-			}
-			var op operation
-			if err := json.Unmarshal(raw, &op); err != nil || len(op.Responses) == 0 {
-				t.Errorf("%s %s: no responses (%v)", m, path, err)
-			}
-			// Every body goes through grantBody and readBody, which answer 413, 415 and 429.
-			if _, ok := op.Responses["415"]; op.RequestBody != nil && (!ok || op.Responses["413"] == nil || op.Responses["429"] == nil) {
-				t.Errorf("%s %s takes a body but does not document 413, 415 and 429", m, path)
-			}
-		}
-	}
+	documented := documentedRoutes(t, s, doc)
 	var routed []string
 	for _, r := range s.routes {
 		routed = append(routed, r.pattern)
@@ -108,7 +83,49 @@ func TestOpenAPI(t *testing.T) {
 			t.Errorf("%s %s: %d %s, documented %s", tc.method, tc.path, code, body, tc.code)
 		}
 	}
-	// The request bodies' schemas name the fields the decoders take.
+	checkSchemaFields(t, doc)
+	if code, _, h := call(t, ts, "GET", "/openapi.json", "", ""); code != 200 || h.Get("Content-Type") != "application/json" {
+		t.Errorf("GET /openapi.json: %d %s", code, h.Get("Content-Type"))
+	}
+}
+
+// documentedRoutes returns the operations doc documents, as mux patterns, checking that
+// s routes each to its pattern and that each documents its responses.
+func documentedRoutes(t *testing.T, s *Server, doc openapiDoc) []string {
+	t.Helper()
+	var documented []string
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			if method == "parameters" {
+				continue
+			}
+			m := strings.ToUpper(method)
+			pattern := m + " " + path
+			if path == "/" {
+				pattern += "{$}"
+			}
+			documented = append(documented, pattern)
+			r := httptest.NewRequest(m, strings.ReplaceAll(path, "{id}", "some-id"), nil)
+			if _, p := s.mux.Handler(r); p != pattern {
+				t.Errorf("documented %s %s is routed to %q", m, path, p)
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil || len(op.Responses) == 0 {
+				t.Errorf("%s %s: no responses (%v)", m, path, err)
+			}
+			// Every body goes through grantBody and readBody, which answer 413, 415 and 429.
+			if _, ok := op.Responses["415"]; op.RequestBody != nil && (!ok || op.Responses["413"] == nil || op.Responses["429"] == nil) {
+				t.Errorf("%s %s takes a body but does not document 413, 415 and 429", m, path)
+			}
+		}
+	}
+	return documented
+}
+
+// checkSchemaFields checks that the request bodies' schemas of doc name the fields the
+// decoders take.
+func checkSchemaFields(t *testing.T, doc openapiDoc) {
+	t.Helper()
 	for name, v := range map[string]any{"Document": documentJSON{}, "FingerprintQuery": queryJSON{}, "CompareRequest": compareJSON{}} {
 		var fields []string
 		for f := range reflect.TypeOf(v).Fields() {
@@ -119,9 +136,6 @@ func TestOpenAPI(t *testing.T) {
 		if slices.Sort(fields); !slices.Equal(documented, fields) {
 			t.Errorf("schema %s documents %q; the decoder takes %q", name, documented, fields)
 		}
-	}
-	if code, _, h := call(t, ts, "GET", "/openapi.json", "", ""); code != 200 || h.Get("Content-Type") != "application/json" {
-		t.Errorf("GET /openapi.json: %d %s", code, h.Get("Content-Type"))
 	}
 }
 

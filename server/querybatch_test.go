@@ -87,7 +87,12 @@ func TestQueryBatch(t *testing.T) {
 		t.Errorf("random fingerprints: %s, want no match", got)
 	}
 
-	// Bodies refused whole.
+	refusedBatches(t, ts)
+}
+
+// refusedBatches checks the batch query bodies the server at ts refuses whole.
+func refusedBatches(t *testing.T, ts *httptest.Server) {
+	t.Helper()
 	for _, tc := range []struct{ body, code string }{
 		{`{"queries":[]}`, "bad_request"},
 		{`{"queries":null}`, "bad_request"},

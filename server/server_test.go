@@ -119,23 +119,14 @@ func TestLifecycle(t *testing.T) {
 func TestEndpoints(t *testing.T) {
 	s, ts := start(t, Config{})
 	var v neardup.Verdict
-	decode := func(what string, code int, body []byte, v any) {
-		t.Helper()
-		if code != 200 {
-			t.Fatalf("%s: %d %s", what, code, body)
-		}
-		if err := json.Unmarshal(body, v); err != nil {
-			t.Fatalf("%s: %v: %s", what, err, body)
-		}
-	}
 	code, body, _ := call(t, ts, "POST", "/v1/documents", "", docJSON("p1", "http://example.com/a", article))
-	decode("add p1", code, body, &v)
+	decodeOK(t, "add p1", code, body, &v)
 	if v.Kind != neardup.Unique || !v.Added {
 		t.Errorf("p1: %+v", v)
 	}
 	edited := strings.Replace(article, "advertisement", "banner", 1)
 	code, body, _ = call(t, ts, "POST", "/v1/check", "", docJSON("p2", "http://example.org/b", edited))
-	decode("check p2", code, body, &v)
+	decodeOK(t, "check p2", code, body, &v)
 	if v.Kind != neardup.NearDuplicate || v.Added || len(v.Matches) != 1 || v.Matches[0].ID != "p1" {
 		t.Errorf("check p2: %+v", v)
 	}
@@ -149,7 +140,7 @@ func TestEndpoints(t *testing.T) {
 		}
 	}
 	code, body, _ = call(t, ts, "POST", "/v1/documents:batch", "", batch)
-	decode("batch", code, body, &br)
+	decodeOK(t, "batch", code, body, &br)
 	if len(br.Results) != 4 || br.Results[0].Verdict == nil || br.Results[0].Verdict.Kind != neardup.NearDuplicate ||
 		br.Results[1].Error == nil || br.Results[1].Error.Code != "invalid_document" ||
 		br.Results[2].Verdict == nil || br.Results[2].Verdict.Kind != neardup.URLDuplicate ||
@@ -159,7 +150,7 @@ func TestEndpoints(t *testing.T) {
 
 	var doc storedJSON
 	code, body, _ = call(t, ts, "GET", "/v1/documents/p1", "", "")
-	decode("get p1", code, body, &doc)
+	decodeOK(t, "get p1", code, body, &doc)
 	if doc.ID != "p1" || doc.URL == "" || len(doc.SimHash) != 16 || len(doc.MinHash) != 8*128 || len(doc.Near) != 1 || doc.Near[0].ID != "p2" {
 		t.Errorf("get p1: %s", body)
 	}
@@ -168,28 +159,18 @@ func TestEndpoints(t *testing.T) {
 
 	var mr struct{ Matches []neardup.Match }
 	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query", "", fmt.Sprintf(`{"simhash":%q,"minhash":%q}`, doc.SimHash, doc.MinHash))
-	decode("query", code, body, &mr)
+	decodeOK(t, "query", code, body, &mr)
 	if len(mr.Matches) != 2 || mr.Matches[0].ID != "p1" {
 		t.Errorf("query: %s", body)
 	}
 	code, body, _ = call(t, ts, "POST", "/v1/fingerprints/query", "", `{"minhash":"00000000"}`)
 	wantError(t, "query with a short signature", code, body, 400, "bad_request")
 
-	var c comparison
-	code, body, _ = call(t, ts, "POST", "/v1/compare", "", fmt.Sprintf(`{"a":%q,"b":%q}`, article, edited))
-	decode("compare", code, body, &c)
-	if c.Levels.Raw || !c.Near || c.Measures == nil || c.Measures.Jaccard <= 0.5 || c.Measures.Jaccard >= 1 || c.Diff.Deleted != 1 || c.Diff.Inserted != 1 {
-		t.Errorf("compare: %s", body)
-	}
-	code, body, _ = call(t, ts, "POST", "/v1/compare", "", `{"a":"<p>Hello <b>world</b></p>","b":"<div>Hello world</div>","html":true}`)
-	decode("compare html", code, body, &c)
-	if c.Levels.Raw || !c.Levels.Main {
-		t.Errorf("compare html: %s", body)
-	}
+	checkCompare(t, ts, edited)
 
 	var st statsJSON
 	code, body, _ = call(t, ts, "GET", "/v1/stats", "", "")
-	decode("stats", code, body, &st)
+	decodeOK(t, "stats", code, body, &st)
 	if st.Documents != 2 || st.Verdicts["unique"] != 1 || st.Verdicts["near-duplicate"] != 2 || st.Options.Near != "any" || st.Options.MinHashK != 128 {
 		t.Errorf("stats: %s", body)
 	}
@@ -201,9 +182,44 @@ func TestEndpoints(t *testing.T) {
 		t.Errorf("stats: band copy %+v, the detector's %v %d %s", st.BandCopy, active, bytes, d.BandPostings())
 	}
 
+	checkPrescreenDelete(t, ts, v.URL)
+}
+
+// decodeOK decodes the JSON body of a 200 answer to what into v.
+func decodeOK(t *testing.T, what string, code int, body []byte, v any) {
+	t.Helper()
+	if code != 200 {
+		t.Fatalf("%s: %d %s", what, code, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, body)
+	}
+}
+
+// checkCompare checks /v1/compare on article and its edited copy, and on two pages of
+// one text.
+func checkCompare(t *testing.T, ts *httptest.Server, edited string) {
+	t.Helper()
+	var c comparison
+	code, body, _ := call(t, ts, "POST", "/v1/compare", "", fmt.Sprintf(`{"a":%q,"b":%q}`, article, edited))
+	decodeOK(t, "compare", code, body, &c)
+	if c.Levels.Raw || !c.Near || c.Measures == nil || c.Measures.Jaccard <= 0.5 || c.Measures.Jaccard >= 1 || c.Diff.Deleted != 1 || c.Diff.Inserted != 1 {
+		t.Errorf("compare: %s", body)
+	}
+	code, body, _ = call(t, ts, "POST", "/v1/compare", "", `{"a":"<p>Hello <b>world</b></p>","b":"<div>Hello world</div>","html":true}`)
+	decodeOK(t, "compare html", code, body, &c)
+	if c.Levels.Raw || !c.Levels.Main {
+		t.Errorf("compare html: %s", body)
+	}
+}
+
+// checkPrescreenDelete checks that the pre-screen of the server at ts, which holds p1
+// and p2, has url and answers If-None-Match, and that deleting p1 leaves it unchanged.
+func checkPrescreenDelete(t *testing.T, ts *httptest.Server, url string) {
+	t.Helper()
 	code, body, h := call(t, ts, "GET", "/v1/prescreen", "", "")
 	f, err := neardup.ReadKeyFilter(bytes.NewReader(body))
-	if code != 200 || err != nil || h.Get("ETag") == "" || !f.HasURL(v.URL) {
+	if code != 200 || err != nil || h.Get("ETag") == "" || !f.HasURL(url) {
 		t.Errorf("prescreen: %d, %v, ETag %q", code, err, h.Get("ETag"))
 	}
 	req, _ := http.NewRequest("GET", ts.URL+"/v1/prescreen", nil)

@@ -167,7 +167,14 @@ func TestClough(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "\nword 5-shingles, MinHash estimate of Jaccard (K=128), AUC over %d seeds: mean %v\n", Seeds, mh)
+	cloughOnSource(t, answers, &b)
+	t.Log("\n" + b.String())
+}
 
+// cloughOnSource checks the AUC over the answers that copied the task's source file,
+// writing what it measures to b.
+func cloughOnSource(t *testing.T, answers []evaldata.Answer, b *strings.Builder) {
+	t.Helper()
 	// Copies whose source text is not the task's source file: what they copied shares
 	// no word 5-shingle with it, so every measure of copying from that file scores them
 	// among the non-plagiarised answers, and the AUC over all answers cannot reach the
@@ -183,7 +190,7 @@ func TestClough(t *testing.T) {
 				t.Fatal(err)
 			}
 			if run < shingle.DefaultWordK {
-				fmt.Fprintf(&b, "  %s (%s, task %s): longest shared run %d words\n", a.ID, a.Category, a.Task, run)
+				fmt.Fprintf(b, "  %s (%s, task %s): longest shared run %d words\n", a.ID, a.Category, a.Task, run)
 				off++
 				continue
 			}
@@ -198,11 +205,10 @@ func TestClough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(&b, "without those %d: word 5-shingles, MinHash estimate %v, exact Jaccard %.3f; SimHash %v\n", off, mhOn, jacOn, shOn)
+	fmt.Fprintf(b, "without those %d: word 5-shingles, MinHash estimate %v, exact Jaccard %.3f; SimHash %v\n", off, mhOn, jacOn, shOn)
 	if mhOn.Min < 0.95 || jacOn < 0.95 {
 		t.Errorf("copies of the source file: MinHash AUC %v, exact Jaccard %.3f, below the goal of 0.95", mhOn, jacOn)
 	}
-	t.Log("\n" + b.String())
 }
 
 // simhashFeatures are SchemeNeardup's shingle options.

@@ -86,33 +86,7 @@ func TestDetectorNearThreshold(t *testing.T) {
 			opt := neardup.Options{Pipeline: neardup.Pipeline{Near: neardup.NearMinHash, Threshold: 0.8, MinHashK: k, Shingle: shingle.Options{SplitPunct: true}, NoExtract: true}, MaxMatches: len(s.docs)}
 			found := detectorPairs(t, s.docs, opt)
 			// The estimate alone, every pair compared: the error that is not the bands'.
-			fpr, err := neardup.NewFingerprinter(opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sigs := make([]minhash.Signature, len(s.docs))
-			for i, d := range s.docs {
-				fp, err := fpr.Fingerprint(neardup.Document{ID: d.ID, Text: d.Text})
-				if err != nil {
-					t.Fatal(err)
-				}
-				sigs[i] = fp.MinHash
-			}
-			estFound, estTP := 0, 0
-			for i := range sigs {
-				for j := i + 1; j < len(sigs); j++ {
-					if minhash.Similarity(sigs[i], sigs[j]) >= 0.8 {
-						estFound++
-						a, b := s.docs[i].ID, s.docs[j].ID
-						if a > b {
-							a, b = b, a
-						}
-						if truth[[2]string{a, b}] {
-							estTP++
-						}
-					}
-				}
-			}
+			estFound, estTP := estimatePairs(t, s.docs, opt, truth)
 			tp := 0
 			for p := range found {
 				if truth[p] {
@@ -128,4 +102,37 @@ func TestDetectorNearThreshold(t *testing.T) {
 		}
 	}
 	t.Logf("the detector's near verdicts (MinHash estimate, threshold 0.8) against exact Jaccard:\n%s", b.String())
+}
+
+// estimatePairs compares the MinHash estimate of every pair of docs with 0.8, counting the
+// pairs found and those of them in truth.
+func estimatePairs(t *testing.T, docs []evaldata.Doc, opt neardup.Options, truth map[[2]string]bool) (estFound, estTP int) {
+	t.Helper()
+	fpr, err := neardup.NewFingerprinter(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := make([]minhash.Signature, len(docs))
+	for i, d := range docs {
+		fp, err := fpr.Fingerprint(neardup.Document{ID: d.ID, Text: d.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs[i] = fp.MinHash
+	}
+	for i := range sigs {
+		for j := i + 1; j < len(sigs); j++ {
+			if minhash.Similarity(sigs[i], sigs[j]) >= 0.8 {
+				estFound++
+				a, b := docs[i].ID, docs[j].ID
+				if a > b {
+					a, b = b, a
+				}
+				if truth[[2]string{a, b}] {
+					estTP++
+				}
+			}
+		}
+	}
+	return estFound, estTP
 }

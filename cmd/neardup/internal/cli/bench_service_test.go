@@ -59,15 +59,9 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.counts[r.URL.Path]++
 	f.mu.Unlock()
-	bad := func(format string, a ...any) {
-		f.mu.Lock()
-		f.bad = append(f.bad, r.URL.Path+": "+fmt.Sprintf(format, a...))
-		f.mu.Unlock()
-		w.WriteHeader(400)
-		fmt.Fprint(w, `{"error":{"code":"bad_request","message":"test"}}`)
-	}
+	rq := &fakeRequest{f: f, w: w, path: r.URL.Path}
 	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
-		bad("method %s, content type %q", r.Method, r.Header.Get("Content-Type"))
+		rq.bad("method %s, content type %q", r.Method, r.Header.Get("Content-Type"))
 		return
 	}
 	if f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token {
@@ -85,51 +79,77 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	verdict := func(d fakeDoc, add bool) string {
-		if d.ID == "" || d.Text == "" || !strings.HasPrefix(d.URL, "https://bench.example/s") {
-			bad("document %+v", d)
-		}
-		f.mu.Lock()
-		f.ids = append(f.ids, d.ID)
-		f.mu.Unlock()
-		kind := "unique"
-		if strings.HasSuffix(d.ID, "7") {
-			kind = "near-duplicate"
-		}
-		return fmt.Sprintf(`{"id":%q,"verdict":%q,"survivor":%q,"added":%v}`, d.ID, kind, d.ID, add)
+	rq.respond(body)
+}
+
+// fakeRequest is one request to a fakeService, past its checks of method, token and
+// failures.
+type fakeRequest struct {
+	f    *fakeService
+	w    http.ResponseWriter
+	path string
+}
+
+// bad records a request the bench should not have sent and answers it with 400.
+func (rq *fakeRequest) bad(format string, a ...any) {
+	rq.f.mu.Lock()
+	rq.f.bad = append(rq.f.bad, rq.path+": "+fmt.Sprintf(format, a...))
+	rq.f.mu.Unlock()
+	rq.w.WriteHeader(400)
+	fmt.Fprint(rq.w, `{"error":{"code":"bad_request","message":"test"}}`)
+}
+
+// verdict checks a document, keeps its id and returns its verdict's JSON.
+func (rq *fakeRequest) verdict(d fakeDoc, add bool) string {
+	if d.ID == "" || d.Text == "" || !strings.HasPrefix(d.URL, "https://bench.example/s") {
+		rq.bad("document %+v", d)
 	}
-	// query checks a query's fingerprints and keeps its SimHash.
-	query := func(body []byte) bool {
-		var q struct{ SimHash, MinHash string }
-		if err := json.Unmarshal(body, &q); err != nil || len(q.SimHash) != 16 || !hexRE.MatchString(q.SimHash) ||
-			len(q.MinHash) != 128*8 || !hexRE.MatchString(q.MinHash) {
-			bad("%v: %.80s", err, body)
-			return false
-		}
-		if _, err := hex.DecodeString(q.MinHash); err != nil {
-			bad("%v", err)
-		}
-		f.mu.Lock()
-		f.simhashes = append(f.simhashes, q.SimHash)
-		f.mu.Unlock()
-		return true
+	rq.f.mu.Lock()
+	rq.f.ids = append(rq.f.ids, d.ID)
+	rq.f.mu.Unlock()
+	kind := "unique"
+	if strings.HasSuffix(d.ID, "7") {
+		kind = "near-duplicate"
 	}
+	return fmt.Sprintf(`{"id":%q,"verdict":%q,"survivor":%q,"added":%v}`, d.ID, kind, d.ID, add)
+}
+
+// query checks a query's fingerprints and keeps its SimHash.
+func (rq *fakeRequest) query(body []byte) bool {
+	var q struct{ SimHash, MinHash string }
+	if err := json.Unmarshal(body, &q); err != nil || len(q.SimHash) != 16 || !hexRE.MatchString(q.SimHash) ||
+		len(q.MinHash) != 128*8 || !hexRE.MatchString(q.MinHash) {
+		rq.bad("%v: %.80s", err, body)
+		return false
+	}
+	if _, err := hex.DecodeString(q.MinHash); err != nil {
+		rq.bad("%v", err)
+	}
+	rq.f.mu.Lock()
+	rq.f.simhashes = append(rq.f.simhashes, q.SimHash)
+	rq.f.mu.Unlock()
+	return true
+}
+
+// respond answers the request by its path.
+func (rq *fakeRequest) respond(body []byte) {
 	const match = `{"matches":[{"id":"doc-1","kind":"near-duplicate","distance":0,"similarity":1}]}`
-	switch r.URL.Path {
+	w := rq.w
+	switch rq.path {
 	case "/v1/documents", "/v1/check":
 		var d fakeDoc
 		if err := json.Unmarshal(body, &d); err != nil {
-			bad("%v", err)
+			rq.bad("%v", err)
 			return
 		}
-		fmt.Fprint(w, verdict(d, r.URL.Path == "/v1/documents"))
+		fmt.Fprint(w, rq.verdict(d, rq.path == "/v1/documents"))
 	case "/v1/documents:batch":
 		var b struct {
 			Documents []fakeDoc `json:"documents"`
 			Add       *bool     `json:"add"`
 		}
 		if err := json.Unmarshal(body, &b); err != nil || b.Add == nil {
-			bad("%v, add %v", err, b.Add)
+			rq.bad("%v, add %v", err, b.Add)
 			return
 		}
 		var results []string
@@ -138,24 +158,24 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				results = append(results, `{"error":{"code":"invalid_document","message":"test"}}`)
 				continue
 			}
-			results = append(results, `{"verdict":`+verdict(d, *b.Add)+`}`)
+			results = append(results, `{"verdict":`+rq.verdict(d, *b.Add)+`}`)
 		}
 		fmt.Fprintf(w, `{"results":[%s]}`, strings.Join(results, ","))
 	case "/v1/fingerprints/query":
-		if !query(body) {
+		if !rq.query(body) {
 			return
 		}
 		fmt.Fprint(w, match)
 	case "/v1/fingerprints/query:batch":
 		var b struct{ Queries []json.RawMessage }
 		if err := json.Unmarshal(body, &b); err != nil || len(b.Queries) == 0 {
-			bad("%v: %.80s", err, body)
+			rq.bad("%v: %.80s", err, body)
 			return
 		}
 		var results []string
 		for i, q := range b.Queries {
 			switch {
-			case !query(q):
+			case !rq.query(q):
 				return
 			case i%4 == 3:
 				results = append(results, `{"error":{"code":"bad_request","message":"test"}}`)

@@ -13,35 +13,7 @@ import (
 
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
-	var body, other strings.Builder
-	for i := range 300 {
-		fmt.Fprintf(&body, "fox%d jumps ", i*7%300)
-		fmt.Fprintf(&other, "data%d indexes ", i)
-	}
-	files := map[string]string{
-		"a.html": "<html><head><title>A</title></head><body><article><p>" + body.String() + "</p></article></body></html>",
-		"b.html": "<html><head><title>B</title></head><body><article><p>" + body.String() + "</p></article><footer>x</footer></body></html>",
-		"c.txt":  body.String() + " with a small addition",
-		"d.txt":  other.String(),
-	}
-	var args []string
-	for _, name := range []string{"a.html", "b.html", "c.txt", "d.txt"} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, p)
-	}
-	// A gzipped copy of a.html is read decompressed: a raw-level exact duplicate.
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(files["a.html"]))
-	zw.Close()
-	p := filepath.Join(dir, "e.html.gz")
-	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args = append(args, p)
+	args := checkPages(t, dir)
 	stdout, stderr, code := run(t, "", append([]string{"check", "--url", "http://x.org/a", "--url", "http://x.org/a"}, args...)...)
 	// The summary names the effective parameters, whose defaults differ from dedup's.
 	summary := "neardup check: 5 pages: 2 unique, 1 url-duplicate, 1 exact-duplicate, 1 near-duplicate; with --near any --distance 3 --threshold 0.6 --keep priority,first,id, word 5-shingles\n"
@@ -114,4 +86,41 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
+}
+
+// checkPages writes TestCheck's pages into dir and returns their paths: two HTML pages
+// with one article, a text page with a small addition to it, an unrelated one, and a
+// gzipped copy of the first.
+func checkPages(t *testing.T, dir string) []string {
+	t.Helper()
+	var body, other strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&body, "fox%d jumps ", i*7%300)
+		fmt.Fprintf(&other, "data%d indexes ", i)
+	}
+	files := map[string]string{
+		"a.html": "<html><head><title>A</title></head><body><article><p>" + body.String() + "</p></article></body></html>",
+		"b.html": "<html><head><title>B</title></head><body><article><p>" + body.String() + "</p></article><footer>x</footer></body></html>",
+		"c.txt":  body.String() + " with a small addition",
+		"d.txt":  other.String(),
+	}
+	var args []string
+	for _, name := range []string{"a.html", "b.html", "c.txt", "d.txt"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, p)
+	}
+	// A gzipped copy of a.html is read decompressed: a raw-level exact duplicate.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(files["a.html"]))
+	zw.Close()
+	p := filepath.Join(dir, "e.html.gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, p)
+	return args
 }

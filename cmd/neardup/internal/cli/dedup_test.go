@@ -97,27 +97,7 @@ func TestDedup(t *testing.T) {
 	if err := json.Unmarshal([]byte(first), &c); err != nil || c.Representative != "doc00" || c.Size != 3 || !c.Members[1].Exact || c.Members[2].Similarity < 0.8 {
 		t.Fatalf("first cluster %s (%v)", first, err)
 	}
-	// The deduplicated corpus is the kept lines, unchanged and in order.
-	var want []string
-	for _, l := range lines {
-		var rec struct{ ID string }
-		if json.Unmarshal([]byte(l), &rec) == nil && strings.Contains(keep, rec.ID+"\n") {
-			want = append(want, l)
-		}
-	}
-	if got := readOut(t, out, "corpus/corpus.jsonl"); got != strings.Join(want, "\n")+"\n" {
-		t.Errorf("deduplicated corpus: %d bytes, want %d", len(got), len(strings.Join(want, "\n"))+1)
-	}
-	var sum dedup.DirSummary
-	if err := json.Unmarshal([]byte(readOut(t, out, "summary.json")), &sum); err != nil {
-		t.Fatal(err)
-	}
-	if sum.Documents != 80 || sum.BadRecords != 1 || sum.Dropped != 20 || sum.Clusters != 10 || sum.PeakRSS == 0 || len(sum.Timings) < 4 {
-		t.Errorf("summary %+v", sum)
-	}
-	if !strings.Contains(readOut(t, out, "bad.jsonl"), `corpus.jsonl:42`) {
-		t.Error("bad.jsonl lacks the broken line")
-	}
+	checkDedupDir(t, out, keep, lines)
 
 	// --keep priority: meta.rank 2 wins over the first.
 	out = filepath.Join(dir, "prio")
@@ -273,4 +253,31 @@ func badRecordsCorpus(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return input
+}
+
+// checkDedupDir checks the deduplicated corpus, summary.json and bad.jsonl that TestDedup's
+// run wrote to out, given the ids it kept and the lines of its input.
+func checkDedupDir(t *testing.T, out, keep string, lines []string) {
+	t.Helper()
+	// The deduplicated corpus is the kept lines, unchanged and in order.
+	var want []string
+	for _, l := range lines {
+		var rec struct{ ID string }
+		if json.Unmarshal([]byte(l), &rec) == nil && strings.Contains(keep, rec.ID+"\n") {
+			want = append(want, l)
+		}
+	}
+	if got := readOut(t, out, "corpus/corpus.jsonl"); got != strings.Join(want, "\n")+"\n" {
+		t.Errorf("deduplicated corpus: %d bytes, want %d", len(got), len(strings.Join(want, "\n"))+1)
+	}
+	var sum dedup.DirSummary
+	if err := json.Unmarshal([]byte(readOut(t, out, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Documents != 80 || sum.BadRecords != 1 || sum.Dropped != 20 || sum.Clusters != 10 || sum.PeakRSS == 0 || len(sum.Timings) < 4 {
+		t.Errorf("summary %+v", sum)
+	}
+	if !strings.Contains(readOut(t, out, "bad.jsonl"), `corpus.jsonl:42`) {
+		t.Error("bad.jsonl lacks the broken line")
+	}
 }

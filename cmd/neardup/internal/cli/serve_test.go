@@ -81,22 +81,9 @@ func TestServe(t *testing.T) {
 	base, stop, logs := startServe(t, map[string]string{
 		"NEARDUP_TOKENS": "read:r1", "NEARDUP_ADDR": "127.0.0.1:1", "NEARDUP_MAX_BATCH": "7", "NEARDUP_LOG_LEVEL": "debug",
 	}, "--addr", "127.0.0.1:0", "--data", dir, "--tokens", tokens, "--log-format", "json")
-	get := func(path, token string) (int, string) {
-		req, _ := http.NewRequest("GET", base+path, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if code, _ := get("/readyz", ""); code == 200 {
+		if code, _ := serveGet(t, base, "/readyz", ""); code == 200 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -114,7 +101,7 @@ func TestServe(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	code, body := get("/v1/stats", "r1")
+	code, body := serveGet(t, base, "/v1/stats", "r1")
 	var st struct {
 		Documents int
 		Store     struct{ Path, Kind string }
@@ -122,7 +109,7 @@ func TestServe(t *testing.T) {
 	if code != 200 || json.Unmarshal([]byte(body), &st) != nil || st.Documents != 1 || st.Store.Path != dir || st.Store.Kind != "pebble" {
 		t.Errorf("stats with NEARDUP_TOKENS's read token: %d %s", code, body)
 	}
-	if code, _ := get("/v1/stats", ""); code != 401 {
+	if code, _ := serveGet(t, base, "/v1/stats", ""); code != 401 {
 		t.Errorf("stats without a token: %d", code)
 	}
 	if err := stop(); err != nil {
@@ -141,19 +128,36 @@ func TestServe(t *testing.T) {
 	// A restart on the same directory has the document, without adding it again.
 	base, stop, logs = startServe(t, map[string]string{"NEARDUP_TOKENS": "read:r1"}, "--addr", "127.0.0.1:0", "--data", dir)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if code, _ := get("/readyz", ""); code == 200 {
+		if code, _ := serveGet(t, base, "/readyz", ""); code == 200 {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("not ready within 10 s after the restart")
 		}
 	}
-	if code, body := get("/v1/documents/a", "r1"); code != 200 || !strings.Contains(body, `"id":"a"`) {
+	if code, body := serveGet(t, base, "/v1/documents/a", "r1"); code != 200 || !strings.Contains(body, `"id":"a"`) {
 		t.Errorf("after the restart, document a: %d %s", code, body)
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("serve after the restart: %v\n%s", err, logs)
 	}
+}
+
+// serveGet sends a GET for path to the service at base, with token if not empty, and
+// returns the status and body.
+func serveGet(t *testing.T, base, path, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 func TestServeUsage(t *testing.T) {

@@ -304,22 +304,28 @@ func TestBackupCommand(t *testing.T) {
 		dir  string
 		want []int
 	}{{live, before}, {stopped, all}} {
-		base, stop, _ := startServe(t, nil, "--addr", "127.0.0.1:0", "--data", c.dir, "--min-free", "0")
-		waitReady(t, base)
-		missing := 0
-		for _, n := range c.want {
-			if code, _ := httpDo(t, "GET", fmt.Sprintf("%s/v1/documents/doc-%d", base, n), ""); code != 200 {
-				missing++
-			}
-		}
-		if err := stop(); err != nil {
-			t.Fatal(err)
-		}
-		if missing > 0 {
-			t.Fatalf("%s: %d of %d acknowledged documents missing", c.dir, missing, len(c.want))
-		}
-		t.Logf("%s: all %d acknowledged documents there", c.dir, len(c.want))
+		checkBackup(t, c.dir, c.want)
 	}
+}
+
+// checkBackup serves the backup in dir and checks it holds every document of want.
+func checkBackup(t *testing.T, dir string, want []int) {
+	t.Helper()
+	base, stop, _ := startServe(t, nil, "--addr", "127.0.0.1:0", "--data", dir, "--min-free", "0")
+	waitReady(t, base)
+	missing := 0
+	for _, n := range want {
+		if code, _ := httpDo(t, "GET", fmt.Sprintf("%s/v1/documents/doc-%d", base, n), ""); code != 200 {
+			missing++
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if missing > 0 {
+		t.Fatalf("%s: %d of %d acknowledged documents missing", dir, missing, len(want))
+	}
+	t.Logf("%s: all %d acknowledged documents there", dir, len(want))
 }
 
 // snapshot copies the ids under mu.
