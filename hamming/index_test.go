@@ -138,13 +138,13 @@ func checkInvariants(t *testing.T, x *Index) {
 	if c.d == nil {
 		return
 	}
-	live := make([]bool, c.nslots)
+	live := make([]bool, c.slots.Len())
 	n := 0
 	tables := []*idTable{&c.ids}
 	if c.old != nil { // a growth under way
 		tables = append(tables, c.old)
-		if int(c.moved) >= c.nslots {
-			t.Fatalf("the id table's growth has moved all %d slots but keeps the old table", c.nslots)
+		if int(c.moved) >= c.slots.Len() {
+			t.Fatalf("the id table's growth has moved all %d slots but keeps the old table", c.slots.Len())
 		}
 	}
 	for ti, tab := range tables {
@@ -172,8 +172,8 @@ func checkInvariants(t *testing.T, x *Index) {
 	if n != c.n {
 		t.Fatalf("id table holds %d ids, n = %d", n, c.n)
 	}
-	if n+len(c.free) != c.nslots {
-		t.Fatalf("%d live + %d free slots != %d slots", n, len(c.free), c.nslots)
+	if n+len(c.free) != c.slots.Len() {
+		t.Fatalf("%d live + %d free slots != %d slots", n, len(c.free), c.slots.Len())
 	}
 	for _, s := range c.free {
 		if live[s] || c.fp(s) != 0 || c.id(s) != 0 {
@@ -188,7 +188,7 @@ func checkInvariants(t *testing.T, x *Index) {
 		if tab.bits != min(c.bbits, tab.width) || len(tab.meta) != 1<<tab.bits || len(tab.segs)<<tab.segShift != len(tab.meta) {
 			t.Fatalf("table %d: %d bits, %d buckets, %d segments; bbits %d width %d", ti, tab.bits, len(tab.meta), len(tab.segs), c.bbits, tab.width)
 		}
-		seen := make([]bool, c.nslots)
+		seen := make([]bool, c.slots.Len())
 		used := make([]uint32, len(tab.segs))
 		for b, m := range tab.meta {
 			if b&(1<<tab.segShift-1) == 0 && m.off != 0 {
