@@ -43,8 +43,9 @@ func (c *core) addBatch(ids, fps []uint64) {
 			default:
 				if c.slots.Len() >= maxSlots {
 					c.linkNew(base) // leave the index whole for the caller who recovers
+					panic(errFull)
 				}
-				slot = c.appendSlot(id, fp)
+				slot = c.slots.Append(id, fp)
 				c.ids.tab[pos] = c.ids.entry(id, slot)
 				c.n++
 			}

@@ -38,14 +38,9 @@ func (c *core) fp(s uint32) uint64 { return c.slots.Value(s) }
 // id returns the id in slot s.
 func (c *core) id(s uint32) uint64 { return c.slots.ID(s) }
 
-// appendSlot stores id and fp in a new slot and returns it. It panics when the index
-// holds maxSlots fingerprints, as the id table stores slot+1 in a uint32.
-func (c *core) appendSlot(id, fp uint64) uint32 {
-	if c.slots.Len() >= maxSlots {
-		panic("hamming: index full: it holds 2^32-1 fingerprints")
-	}
-	return c.slots.Append(id, fp)
-}
+// errFull is the panic of an add to an index that holds maxSlots fingerprints, as the id
+// table stores slot+1 in a uint32.
+const errFull = "hamming: index full: it holds 2^32-1 fingerprints"
 
 func (c *core) initDefault() {
 	if err := c.init(4, 3); err != nil {
@@ -126,7 +121,10 @@ func (c *core) add(id, fp uint64) {
 		c.free = c.free[:n-1]
 		c.slots.Set(slot, id, fp)
 	} else {
-		slot = c.appendSlot(id, fp)
+		if c.slots.Len() >= maxSlots {
+			panic(errFull)
+		}
+		slot = c.slots.Append(id, fp)
 	}
 	if size, sb := idtable.Size(c.n+1), idSlotBits(c.slots.Len()); size > len(c.ids.tab) || sb > c.ids.slotBits {
 		c.growIDTable(max(size, len(c.ids.tab)), max(sb, c.ids.slotBits))

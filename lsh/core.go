@@ -104,7 +104,7 @@ func (c *core) add(id uint64, sig minhash.Signature) {
 				return
 			}
 			c.unlink(slot)
-			c.slots.Set(slot, id, sig...)
+			c.slots.SetRow(slot, id, sig)
 			c.link(slot)
 			return
 		}
@@ -116,12 +116,12 @@ func (c *core) add(id uint64, sig minhash.Signature) {
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]
 		c.free = c.free[:n-1]
-		c.slots.Set(slot, id, sig...)
+		c.slots.SetRow(slot, id, sig)
 	} else {
 		if c.slots.Len() >= maxSlots {
 			panic("lsh: index full: it holds 2^32-1 signatures")
 		}
-		slot = c.slots.Append(id, sig...)
+		slot = c.slots.AppendRow(id, sig)
 	}
 	pos, _, _ := c.find(id)
 	c.idTab[pos] = slot + 1

@@ -144,7 +144,7 @@ func Read(r io.Reader) (*Index, error) {
 			for i := range sig {
 				sig[i] = le.Uint32(chunk[8+4*i:])
 			}
-			sl.Append(id, sig...)
+			sl.AppendRow(id, sig)
 			last = id
 		}
 	}

@@ -2,8 +2,9 @@
 // numbered from 0, each an id and a row of Width values of one type, kept in chunks of
 // ChunkLen slots so that growing never copies, nor over-allocates, more than one chunk.
 // hamming keeps one fingerprint per slot (Store[uint64] of width 1), lsh one MinHash
-// signature of K values (Store[uint32] of width K). What a free slot holds, and which
-// slots are live, is the caller's.
+// signature of K values (Store[uint32] of width K). A store of width 1 is read and written
+// by Value, Set and Append, a wider one by Row, SetRow and AppendRow. What a free slot
+// holds, and which slots are live, is the caller's.
 package slots
 
 import (
@@ -16,7 +17,7 @@ const (
 	ChunkBits = 12
 	// ChunkLen is the number of slots in every chunk but a short first one: 4096, which
 	// keeps a chunk's ids at 32 KiB, small enough to allocate at any time, large enough
-	// that the chunk index stays a thousandth of the data.
+	// that the chunk index stays under a thousandth of the data.
 	ChunkLen = 1 << ChunkBits
 	// MaxLen is the most slots a store holds, so that every slot number fits a uint32.
 	MaxLen = 1<<32 - 1
@@ -29,14 +30,16 @@ const (
 // ChunkLen slots: values and ids in separate arrays, so that a scan of either reads no
 // byte of the other.
 //
-// Cost: ID, Value and Row are two loads and inline; Append is amortized constant, and
-// copies at most one chunk (only the first chunk, while it is short, ever grows by
+// Cost: ID, Value and Row are two dependent loads, and they, Set and SetID inline, so an
+// index's hot loops pay no call for them; Append and AppendRow are amortized constant and
+// copy at most one chunk (only the first chunk, while it is short, ever grows by
 // copying). Memory is Width*sizeof(T)+8 bytes per slot, and at most one partly filled
 // chunk.
 //
 // A Store is not safe for concurrent use: the read-only methods (Len, Width, ID, Value,
-// Row, Bytes) may run in parallel with one another, never with Append, Set, SetID or
-// Reserve; the indexes call it under their own lock. The zero value is an empty store of
+// Row, Bytes) may run in parallel with one another, never with a method that writes
+// (Append, AppendRow, Set, SetRow, SetID, Reserve, or a write through Row); the indexes
+// call it under their own lock. The zero value is an empty store of
 // width 1.
 type Store[T any] struct {
 	width int
@@ -74,7 +77,7 @@ func (s *Store[T]) Value(i uint32) T {
 // Row returns slot i's row: Width values, aliasing the store (the caller may write them,
 // not append to them).
 func (s *Store[T]) Row(i uint32) []T {
-	w := s.width // set by the first Append or Reserve, before any slot exists
+	w := s.width // set by New, or by the first append or Reserve, before any slot exists
 	off := int(i&(ChunkLen-1)) * w
 	return s.vals[i>>ChunkBits][off : off+w : off+w]
 }
@@ -82,22 +85,54 @@ func (s *Store[T]) Row(i uint32) []T {
 // SetID replaces the id of slot i.
 func (s *Store[T]) SetID(i uint32, id uint64) { s.ids[i>>ChunkBits][i&(ChunkLen-1)] = id }
 
-// Set replaces the id and the row of slot i; row must hold Width values.
-func (s *Store[T]) Set(i uint32, id uint64, row ...T) {
-	s.check(row)
-	if len(row) == 1 { // a plain store, not a call to memmove
-		s.vals[i>>ChunkBits][i&(ChunkLen-1)] = row[0]
-	} else {
-		copy(s.Row(i), row)
+// Set replaces the id and the value of slot i of a store of width 1, and panics on a
+// wider store. It inlines.
+func (s *Store[T]) Set(i uint32, id uint64, v T) {
+	if s.width > 1 {
+		panic(errNotScalar)
 	}
+	s.vals[i>>ChunkBits][i&(ChunkLen-1)] = v
 	s.ids[i>>ChunkBits][i&(ChunkLen-1)] = id
 }
 
-// Append stores id and row in a new slot and returns its number; row must hold Width
-// values. It panics when the store already holds MaxLen slots.
-func (s *Store[T]) Append(id uint64, row ...T) uint32 {
+// SetRow replaces the id and the row of slot i; row must hold Width values.
+func (s *Store[T]) SetRow(i uint32, id uint64, row []T) {
 	s.check(row)
-	s.width = len(row) // a zero store's width becomes 1
+	copy(s.Row(i), row)
+	s.ids[i>>ChunkBits][i&(ChunkLen-1)] = id
+}
+
+// errNotScalar is the panic of Set and Append on a store wider than 1.
+const errNotScalar = "slots: Set or Append of one value on a store of width above 1; use SetRow or AppendRow"
+
+// Append stores id and v in a new slot of a store of width 1 and returns its number. It
+// panics on a wider store, and when the store already holds MaxLen slots.
+func (s *Store[T]) Append(id uint64, v T) uint32 {
+	if s.width > 1 {
+		panic(errNotScalar)
+	}
+	s.width = 1 // a zero store's width
+	c := s.grow()
+	s.vals[c] = append(s.vals[c], v)
+	s.ids[c] = append(s.ids[c], id)
+	s.n++
+	return uint32(s.n - 1)
+}
+
+// AppendRow stores id and row in a new slot and returns its number; row must hold Width
+// values. It panics when the store already holds MaxLen slots.
+func (s *Store[T]) AppendRow(id uint64, row []T) uint32 {
+	s.check(row)
+	s.width = len(row) // a zero store's width becomes 1 (check allows no other)
+	c := s.grow()
+	s.vals[c] = append(s.vals[c], row...)
+	s.ids[c] = append(s.ids[c], id)
+	s.n++
+	return uint32(s.n - 1)
+}
+
+// grow makes room for one more slot and returns the chunk it goes in.
+func (s *Store[T]) grow() int {
 	i := s.n
 	if i >= MaxLen {
 		panic("slots: store full: it holds 2^32-1 slots")
@@ -108,21 +143,14 @@ func (s *Store[T]) Append(id uint64, row ...T) uint32 {
 		if c == 0 {
 			size = firstLen
 		}
-		s.vals = append(s.vals, make([]T, 0, size*len(row)))
+		s.vals = append(s.vals, make([]T, 0, size*s.width))
 		s.ids = append(s.ids, make([]uint64, 0, size))
 	} else if len(s.ids[c]) == cap(s.ids[c]) { // only chunk 0 is ever short
 		size := min(2*cap(s.ids[c]), ChunkLen)
-		s.vals[c] = append(make([]T, 0, size*len(row)), s.vals[c]...)
+		s.vals[c] = append(make([]T, 0, size*s.width), s.vals[c]...)
 		s.ids[c] = append(make([]uint64, 0, size), s.ids[c]...)
 	}
-	if len(row) == 1 {
-		s.vals[c] = append(s.vals[c], row[0])
-	} else {
-		s.vals[c] = append(s.vals[c], row...)
-	}
-	s.ids[c] = append(s.ids[c], id)
-	s.n++
-	return uint32(i)
+	return c
 }
 
 // check panics unless row holds Width values: a caller's programming error.

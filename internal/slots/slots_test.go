@@ -56,7 +56,13 @@ func TestStoreAgainstModel(t *testing.T) {
 					row[j] = r.Uint32()
 				}
 				id := r.Uint64()
-				if got := s.Append(id, row...); got != uint32(i) {
+				got := uint32(0)
+				if width == 1 && i%2 == 0 { // both ways of appending to a width-1 store
+					got = s.Append(id, row[0])
+				} else {
+					got = s.AppendRow(id, row)
+				}
+				if got != uint32(i) {
 					t.Fatalf("width %d: Append returned slot %d, want %d", width, got, i)
 				}
 				m.rows, m.ids = append(m.rows, slices.Clone(row)), append(m.ids, id)
@@ -67,7 +73,11 @@ func TestStoreAgainstModel(t *testing.T) {
 				for j := range row {
 					row[j] = r.Uint32()
 				}
-				s.Set(uint32(i), uint64(i), row...)
+				if width == 1 && i%2 == 0 {
+					s.Set(uint32(i), uint64(i), row[0])
+				} else {
+					s.SetRow(uint32(i), uint64(i), row)
+				}
 				m.rows[i], m.ids[i] = slices.Clone(row), uint64(i)
 				if k := r.IntN(n); k%2 == 0 {
 					s.SetID(uint32(k), 0)
@@ -105,7 +115,7 @@ func TestZeroStore(t *testing.T) {
 func TestChunks(t *testing.T) {
 	s := New[uint32](4)
 	for i := range 2*ChunkLen + 1 {
-		s.Append(uint64(i), 1, 2, 3, 4)
+		s.AppendRow(uint64(i), []uint32{1, 2, 3, 4})
 		if i == 16 && cap(s.ids[0]) != 32 {
 			t.Fatalf("after 17 slots the first chunk has room for %d, want 32", cap(s.ids[0]))
 		}
@@ -151,13 +161,15 @@ func TestReserve(t *testing.T) {
 // TestWrongWidth checks that a row of the wrong length is refused, not half stored.
 func TestWrongWidth(t *testing.T) {
 	for name, f := range map[string]func(s *Store[uint32]){
-		"Append short": func(s *Store[uint32]) { s.Append(1, 1) },
-		"Append long":  func(s *Store[uint32]) { s.Append(1, 1, 2, 3) },
-		"Set":          func(s *Store[uint32]) { s.Set(0, 1, 1) },
-		"New":          func(*Store[uint32]) { New[uint32](0) },
+		"AppendRow short": func(s *Store[uint32]) { s.AppendRow(1, []uint32{1}) },
+		"AppendRow long":  func(s *Store[uint32]) { s.AppendRow(1, []uint32{1, 2, 3}) },
+		"SetRow":          func(s *Store[uint32]) { s.SetRow(0, 1, []uint32{1}) },
+		"Append":          func(s *Store[uint32]) { s.Append(1, 1) },
+		"Set":             func(s *Store[uint32]) { s.Set(0, 1, 1) },
+		"New":             func(*Store[uint32]) { New[uint32](0) },
 	} {
 		s := New[uint32](2)
-		s.Append(7, 8, 9)
+		s.AppendRow(7, []uint32{8, 9})
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -185,7 +197,7 @@ func TestConcurrentReads(t *testing.T) {
 			for i := range 2000 {
 				if g == 0 {
 					mu.Lock()
-					s.Append(uint64(i), uint32(i), uint32(i)+1)
+					s.AppendRow(uint64(i), []uint32{uint32(i), uint32(i) + 1})
 					mu.Unlock()
 					continue
 				}
