@@ -22,9 +22,9 @@ type core struct {
 	// ids maps ids to slots (see idTable). While it grows past idMoveMin entries, the
 	// entries not yet moved wait in old, the table before: each add moves those of the
 	// next idMoveSlots slots, so that no add rebuilds the whole table, a stall that grows
-	// with the number of ids. Each live id is in ids or, when its
-	// slot is moved or above, in old; the entries of old for slots below moved are stale
-	// (moved, or removed since) and never read.
+	// with the number of ids. Each live id is in ids or, when its slot is moved or above,
+	// in old; the entries of old for slots below moved are stale (moved, or removed since)
+	// and never read.
 	ids   idTable
 	old   *idTable // nil when no growth is under way
 	moved uint32   // the first slot whose id may be in old
@@ -42,6 +42,7 @@ func (c *core) id(s uint32) uint64 { return c.slots.ID(s) }
 // table stores slot+1 in a uint32.
 const errFull = "hamming: index full: it holds 2^32-1 fingerprints"
 
+// initDefault sets up an empty core with the default design, for a zero Index.
 func (c *core) initDefault() {
 	if err := c.init(4, 3); err != nil {
 		panic(err) // unreachable: the default design is valid
