@@ -286,7 +286,7 @@ func checkReadIndex(t *testing.T, data []byte) {
 		t.Fatalf("round trip changed the snapshot:\n in %x\nout %x", data[:cr.n], again)
 	}
 	checkInvariants(t, x)
-	for s := range uint32(x.c.nslots) {
+	for s := range uint32(x.c.slots.Len()) {
 		id := x.c.id(s)
 		ms, err := x.Query(x.c.fp(s), 0)
 		if err != nil || !slices.ContainsFunc(ms, func(m Match) bool { return m.ID == id }) {

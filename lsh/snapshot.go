@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/neardup/neardup/internal/slots"
 	"github.com/neardup/neardup/internal/snapfile"
 	"github.com/neardup/neardup/minhash"
 )
@@ -121,29 +122,29 @@ func Read(r io.Reader) (*Index, error) {
 	n := int(count)
 	record := 8 + 4*o.K
 	per := max(1, snapshotBuffer/record) // records per read
-	sl := slots{k: o.K}                  // grows with the records read, never from the count alone
+	sl := slots.New[uint32](o.K)         // grows with the records read, never from the count alone
 	buf := make([]byte, min(n, per)*record)
 	sig := make(minhash.Signature, o.K)
 	last := uint64(0)
-	for sl.nslots < n {
-		m := min(n-sl.nslots, per)
+	for sl.Len() < n {
+		m := min(n-sl.Len(), per)
 		chunk := buf[:m*record]
-		if err := sr.ReadRecords(chunk, record, sl.nslots, n); err != nil {
+		if err := sr.ReadRecords(chunk, record, sl.Len(), n); err != nil {
 			return nil, err
 		}
 		for ; len(chunk) > 0; chunk = chunk[record:] {
 			id := le.Uint64(chunk)
-			if sl.nslots > 0 && id <= last {
+			if sl.Len() > 0 && id <= last {
 				what := "out of order"
 				if id == last {
 					what = "repeated"
 				}
-				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, sl.nslots+1, what)
+				return nil, fmt.Errorf("%w: id %d of record %d is %s: ids must be strictly increasing", ErrSnapshot, id, sl.Len()+1, what)
 			}
 			for i := range sig {
 				sig[i] = le.Uint32(chunk[8+4*i:])
 			}
-			sl.append(id, sig)
+			sl.AppendRow(id, sig)
 			last = id
 		}
 	}

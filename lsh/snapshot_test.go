@@ -312,7 +312,7 @@ func checkRead(t *testing.T, data []byte) {
 	if again := snapshotBytes(t, x); !bytes.Equal(again, data[:cr.n]) {
 		t.Fatalf("round trip changed the snapshot:\n in %x\nout %x", data[:cr.n], again)
 	}
-	for s := range uint32(x.c.nslots) {
+	for s := range uint32(x.c.slots.Len()) {
 		ms, err := x.Query(x.c.sig(s))
 		if err != nil || !slices.ContainsFunc(ms, func(m Match) bool { return m.ID == x.c.id(s) && m.Similarity == 1 }) {
 			t.Fatalf("slot %d (id %d) not found by its own signature: %v, %v", s, x.c.id(s), ms, err)
