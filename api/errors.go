@@ -7,6 +7,6 @@ import "errors"
 // neardup.ErrDocument is the same value.
 var ErrDocument = errors.New("neardup: invalid document")
 
-// ErrEncoding: an Entry's binary form is truncated, corrupt or of another version.
+// ErrEncoding is wrapped when an Entry's binary form is truncated, corrupt or of another version.
 // neardup.ErrEncoding is the same value.
 var ErrEncoding = errors.New("neardup: bad entry encoding")

@@ -15,6 +15,15 @@ func checkInvariants(t *testing.T, x *Index) {
 	if c.d == nil {
 		return
 	}
+	live := checkIDTables(t, c)
+	checkBuckets(t, c, live)
+}
+
+// checkIDTables verifies that the id tables (the old one too, during a growth) find
+// every live slot exactly once and that the free slots are cleared; it returns which
+// slots are live.
+func checkIDTables(t *testing.T, c *core) []bool {
+	t.Helper()
 	live := make([]bool, c.slots.Len())
 	n := 0
 	tables := []*idTable{&c.ids}
@@ -57,6 +66,13 @@ func checkInvariants(t *testing.T, x *Index) {
 			t.Fatalf("free slot %d is live or not cleared", s)
 		}
 	}
+	return live
+}
+
+// checkBuckets verifies that each permuted table holds one entry per live slot, in its
+// bucket, with its signature, and that its buckets and segments are laid out as counted.
+func checkBuckets(t *testing.T, c *core, live []bool) {
+	t.Helper()
 	if c.n > bucketLoad<<c.bbits && c.bbits < c.maxBits {
 		t.Fatalf("%d fingerprints in 2^%d buckets: rebucket missed", c.n, c.bbits)
 	}
@@ -126,36 +142,7 @@ func TestIndexIDTableGrowth(t *testing.T) {
 	}
 	for op := 0; x.Len() < 140_000; op++ {
 		moving := x.c.old != nil
-		switch k := r.IntN(10); {
-		case k < 6: // a new id
-			fp := r.Uint64()
-			x.Add(next, fp)
-			m[next] = fp
-			next++
-		case k < 7 && len(removed) > 0: // a removed id again
-			i := r.IntN(len(removed))
-			id := removed[i]
-			removed[i] = removed[len(removed)-1]
-			removed = removed[:len(removed)-1]
-			fp := r.Uint64()
-			x.Add(id, fp)
-			m[id] = fp
-		case k < 9 && next > 0: // remove an id, moved or not
-			id := r.Uint64N(next)
-			_, present := m[id]
-			if x.Remove(id) != present {
-				t.Fatalf("Remove(%d) = %v, want %v", id, !present, present)
-			}
-			if present {
-				delete(m, id)
-				removed = append(removed, id)
-			}
-		case next > 0: // a new fingerprint for a present or absent id
-			id := r.Uint64N(next)
-			fp := r.Uint64()
-			x.Add(id, fp)
-			m[id] = fp
-		}
+		randomIDOp(t, r, x, m, &removed, &next)
 		if !moving && x.c.old != nil {
 			growths++
 		}
@@ -183,4 +170,42 @@ func TestIndexIDTableGrowth(t *testing.T) {
 		t.Fatalf("Len = %d, want %d", x.Len(), len(m))
 	}
 	checkIndex(t, r, x, m, 20)
+}
+
+// randomIDOp applies one random operation to x and its model m: a new id, a removed id
+// added again, a removal (of an id moved by a growth or not), or a new fingerprint for
+// an id present or absent.
+func randomIDOp(t *testing.T, r *rand.Rand, x *Index, m indexModel, removed *[]uint64, next *uint64) {
+	t.Helper()
+	switch k := r.IntN(10); {
+	case k < 6: // a new id
+		fp := r.Uint64()
+		x.Add(*next, fp)
+		m[*next] = fp
+		*next++
+	case k < 7 && len(*removed) > 0: // a removed id again
+		rm := *removed
+		i := r.IntN(len(rm))
+		id := rm[i]
+		rm[i] = rm[len(rm)-1]
+		*removed = rm[:len(rm)-1]
+		fp := r.Uint64()
+		x.Add(id, fp)
+		m[id] = fp
+	case k < 9 && *next > 0: // remove an id, moved or not
+		id := r.Uint64N(*next)
+		_, present := m[id]
+		if x.Remove(id) != present {
+			t.Fatalf("Remove(%d) = %v, want %v", id, !present, present)
+		}
+		if present {
+			delete(m, id)
+			*removed = append(*removed, id)
+		}
+	case *next > 0: // a new fingerprint for a present or absent id
+		id := r.Uint64N(*next)
+		fp := r.Uint64()
+		x.Add(id, fp)
+		m[id] = fp
+	}
 }

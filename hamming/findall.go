@@ -148,7 +148,7 @@ func (f Finder) FindAllDocs(fps []uint64) ([]DocPair, error) {
 
 // AutoBlocks returns the number of blocks FindAll uses for n fingerprints and distance k
 // when none is given. It minimises a cost model of this implementation, in nanoseconds
-// measured per fingerprint on a 2-core AMD EPYC:
+// per fingerprint fitted to its benchmarks (BenchmarkFindAll):
 //
 //	cost(m) = (k+1)·n·P + T·n·H + T·n·min(1, n/2^b)·S + T·n²/2^(b+1)·V
 //

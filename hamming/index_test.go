@@ -275,6 +275,9 @@ func TestIndexPrefixCapsBuckets(t *testing.T) {
 	checkIndex(t, r, x, m, 50)
 }
 
+// TestIndexConcurrent runs writers (adds, batches, removals, each on ids of its own),
+// readers and snapshots at once; the index must then hold what the writers' models say,
+// and every snapshot must be a consistent index.
 func TestIndexConcurrent(t *testing.T) {
 	x, err := NewIndex(IndexOptions{})
 	if err != nil {
@@ -285,62 +288,10 @@ func TestIndexConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for w := range writers {
 		models[w] = indexModel{}
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(w), 1))
-			m := models[w]
-			for i := range ops {
-				// Each writer owns the ids congruent to w mod writers.
-				id := uint64(r.IntN(ops/2)*writers + w)
-				switch r.IntN(4) {
-				case 0:
-					_, had := m[id]
-					if x.Remove(id) != had {
-						t.Errorf("Remove(%d) disagrees with the model", id)
-						return
-					}
-					delete(m, id)
-				case 1:
-					// A batch of two pairs, the second replacing the first.
-					fp1, fp2 := r.Uint64(), r.Uint64()
-					x.AddBatch([]uint64{id, id}, []uint64{fp1, fp2})
-					m[id] = fp2
-				default:
-					fp := r.Uint64()
-					if i%3 == 0 && len(m) > 0 {
-						fp = flipBits(r, uint64(i)*0x9e3779b97f4a7c15, r.IntN(4))
-					}
-					x.Add(id, fp)
-					m[id] = fp
-				}
-			}
-		})
+		wg.Go(func() { concurrentWriter(t, x, models[w], w, writers, ops) })
 	}
 	for g := range readers {
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(g), 2))
-			var buf []Match
-			for range ops {
-				k := r.IntN(4)
-				var err error
-				buf, err = x.AppendQuery(buf[:0], flipBits(r, uint64(r.IntN(ops))*0x9e3779b97f4a7c15, r.IntN(4)), k)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !slices.IsSortedFunc(buf, compareMatches) {
-					t.Errorf("unsorted result %v", buf)
-					return
-				}
-				for _, mt := range buf {
-					if mt.Distance > k {
-						t.Errorf("match %v beyond k=%d", mt, k)
-						return
-					}
-				}
-				x.Len()
-				x.Fingerprint(uint64(r.IntN(ops)))
-			}
-		})
+		wg.Go(func() { concurrentReader(t, x, g, ops) })
 	}
 	// Snapshots taken while writers run are consistent indexes (checked below, as
 	// checkInvariants must run on the test's goroutine).
@@ -371,6 +322,64 @@ func TestIndexConcurrent(t *testing.T) {
 		}
 	}
 	checkIndex(t, rand.New(rand.NewPCG(9, 9)), x, all, 200)
+}
+
+// concurrentWriter is writer w of TestIndexConcurrent: it owns the ids congruent to w
+// mod writers and keeps its model m of them.
+func concurrentWriter(t *testing.T, x *Index, m indexModel, w, writers, ops int) {
+	r := rand.New(rand.NewPCG(uint64(w), 1))
+	for i := range ops {
+		id := uint64(r.IntN(ops/2)*writers + w)
+		switch r.IntN(4) {
+		case 0:
+			_, had := m[id]
+			if x.Remove(id) != had {
+				t.Errorf("Remove(%d) disagrees with the model", id)
+				return
+			}
+			delete(m, id)
+		case 1:
+			// A batch of two pairs, the second replacing the first.
+			fp1, fp2 := r.Uint64(), r.Uint64()
+			x.AddBatch([]uint64{id, id}, []uint64{fp1, fp2})
+			m[id] = fp2
+		default:
+			fp := r.Uint64()
+			if i%3 == 0 && len(m) > 0 {
+				fp = flipBits(r, uint64(i)*0x9e3779b97f4a7c15, r.IntN(4))
+			}
+			x.Add(id, fp)
+			m[id] = fp
+		}
+	}
+}
+
+// concurrentReader is reader g of TestIndexConcurrent: its answers must be sorted and
+// within the distance asked, whatever the writers do meanwhile.
+func concurrentReader(t *testing.T, x *Index, g, ops int) {
+	r := rand.New(rand.NewPCG(uint64(g), 2))
+	var buf []Match
+	for range ops {
+		k := r.IntN(4)
+		var err error
+		buf, err = x.AppendQuery(buf[:0], flipBits(r, uint64(r.IntN(ops))*0x9e3779b97f4a7c15, r.IntN(4)), k)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if !slices.IsSortedFunc(buf, compareMatches) {
+			t.Errorf("unsorted result %v", buf)
+			return
+		}
+		for _, mt := range buf {
+			if mt.Distance > k {
+				t.Errorf("match %v beyond k=%d", mt, k)
+				return
+			}
+		}
+		x.Len()
+		x.Fingerprint(uint64(r.IntN(ops)))
+	}
 }
 
 func TestNewIndexErrors(t *testing.T) {

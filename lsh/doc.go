@@ -33,7 +33,7 @@
 // is 0.83. Weighting false negatives more buys recall near the threshold with more
 // candidates: FPWeight 0.1, FNWeight 0.9 gives 14 bands of 9 rows, P(0.8) = 0.87.
 //
-// # Measured
+// # Accuracy
 //
 // On ../shared/eval/debian-doc-versions (both versions of the PostgreSQL 15 and Clang
 // manuals, 2,517 HTML pages, word 5-shingles; TestEvalRecallPrecision), with the default
@@ -44,9 +44,9 @@
 // recall is 0.9998 and the precision 0.999. Most pairs of this data set are identical
 // pages; corpora with more pairs near the threshold see the S-curve's misses more.
 //
-// At the defaults an index of a million signatures takes about 630 bytes per signature
-// (512 of them the signature itself; MemoryUsage reports it) and answers about 500,000
-// queries per second per core (BenchmarkQuery: 0.8 to 3 µs a query on a shared machine).
+// At the defaults a signature costs the index its 512 bytes and about 120 more for the
+// band postings (MemoryUsage reports it); a query is a few band lookups and a comparison
+// of the candidates' signatures (BenchmarkQuery times it).
 //
 // # Example
 //

@@ -33,8 +33,8 @@ import (
 	"github.com/neardup/neardup/store"
 )
 
-// ErrOptions: a Config is out of range, or does not match the store's. neardup.ErrOptions
-// is the same value.
+// ErrOptions is wrapped when a Config is out of range, or does not match the store's.
+// neardup.ErrOptions is the same value.
 var ErrOptions = errors.New("neardup: invalid options")
 
 // Near is the near-duplicate rule (neardup.Near): which measures make two contents near.

@@ -2,5 +2,6 @@ package keyfilter
 
 import "errors"
 
-// ErrFilter: a key filter snapshot is malformed. neardup.ErrFilter is the same value.
+// ErrFilter is wrapped when a key filter snapshot is malformed. neardup.ErrFilter is the
+// same value.
 var ErrFilter = errors.New("neardup: bad key filter")

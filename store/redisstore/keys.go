@@ -96,12 +96,6 @@ func (db *DB) orderedBucket(ns store.Namespace, b uint64) string {
 // indexKey is the sorted set of the fields of ordered bucket k.
 func indexKey(k string) string { return k + "Z" }
 
-// member is a field's member in the sorted set of an ordered bucket: its length first,
-// so that members sort as Postings orders keys.
-func member(f string) string {
-	return string(binary.BigEndian.AppendUint32(nil, uint32(len(f)))) + f
-}
-
 // orderedMetaKey is the set of the namespaces kept in order.
 func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }
 
