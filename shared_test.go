@@ -58,7 +58,9 @@ func TestShared(t *testing.T) {
 		clock := func() time.Time { return time.Unix(0, now.Load()) }
 		testSharedExpiry(t, replicas(t, 2, Options{MaxAge: time.Hour, Now: clock}), &now)
 	})
-	t.Run("SimRace", func(t *testing.T) { testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true})) })
+	t.Run("SimRace", func(t *testing.T) {
+		testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true}))
+	})
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
 		if err != nil {
