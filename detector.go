@@ -99,7 +99,9 @@ func NewDetector(opt Options) (*Detector, error) {
 // when s is a store.MultiReader), and commits each add only if the postings it decided
 // on still hold, reading again otherwise; so detectors in many processes give the
 // verdicts of some order of their adds. It finds near candidates by the band postings
-// alone, so it needs MinHash (Near any, minhash or both). Prescreen scans the store.
+// and, unless Near is minhash, by SimHash postings under permuted-table keys (Distance
+// 3: 20 tables), which cost an add that many more postings; a Distance that needs more
+// than 64 tables (above 5) is an error wrapping ErrOptions. Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {

@@ -32,8 +32,8 @@ func (d *Engine) Near(q api.Query) ([]api.Match, error) {
 	if len(q.MinHash) != 0 && len(q.MinHash) != d.cfg.MinHashK {
 		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.cfg.MinHashK)
 	}
-	if d.shared && len(q.MinHash) == 0 {
-		return nil, fmt.Errorf("%w: a detector on a shared store finds candidates by MinHash bands: give the query a signature", ErrOptions)
+	if d.shared && len(q.MinHash) == 0 && d.perms == nil {
+		return nil, fmt.Errorf("%w: a detector on a shared store with Near minhash finds candidates by MinHash bands: give the query a signature", ErrOptions)
 	}
 	near := d.cfg.Near
 	switch {
