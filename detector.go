@@ -200,8 +200,9 @@ func (d *Detector) Get(id string) (s Stored, ok bool, err error) {
 // most Options.MaxMatches. The detector's Near rule applies to the measures the query
 // has: with only a SimHash, a match is within Distance bits; with only a signature, its
 // similarity reaches Threshold. Matches have Kind NearDuplicate and no Level. It returns
-// an error wrapping ErrOptions for a query with neither fingerprint or a signature of
-// another size, or the store's error.
+// an error wrapping ErrOptions for a query with neither fingerprint, a signature of
+// another size, or, on a shared store with Near minhash (which keeps no SimHash
+// postings), no signature; or the store's error.
 func (d *Detector) Near(q Query) ([]Match, error) {
 	return d.eng.Near(q)
 }
