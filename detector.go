@@ -99,7 +99,9 @@ func NewDetector(opt Options) (*Detector, error) {
 // when s is a store.MultiReader), and commits each add only if the postings it decided
 // on still hold, reading again otherwise; so detectors in many processes give the
 // verdicts of some order of their adds. It finds near candidates by the band postings
-// alone, so it needs MinHash (Near any, minhash or both). Prescreen scans the store.
+// and, unless Near is minhash, by SimHash postings under permuted-table keys (Distance
+// 3: 20 tables), which cost an add that many more postings; a Distance that needs more
+// than 64 tables (above 5) is an error wrapping ErrOptions. Prescreen scans the store.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -198,8 +200,9 @@ func (d *Detector) Get(id string) (s Stored, ok bool, err error) {
 // most Options.MaxMatches. The detector's Near rule applies to the measures the query
 // has: with only a SimHash, a match is within Distance bits; with only a signature, its
 // similarity reaches Threshold. Matches have Kind NearDuplicate and no Level. It returns
-// an error wrapping ErrOptions for a query with neither fingerprint or a signature of
-// another size, or the store's error.
+// an error wrapping ErrOptions for a query with neither fingerprint, a signature of
+// another size, or, on a shared store with Near minhash (which keeps no SimHash
+// postings), no signature; or the store's error.
 func (d *Detector) Near(q Query) ([]Match, error) {
 	return d.eng.Near(q)
 }

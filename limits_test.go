@@ -25,15 +25,7 @@ var longFuncs = map[string]string{
 	"shingle/segment.go:(*Shingler).segment": "the tokenizer's hot loop keeps its cursor in registers across every kind of segment",
 }
 
-// sizesNotYet are the folders (or files) TestSizes does not check yet, because the
-// redesign of their area is under way. Remove each as its area comes within the limits.
-var sizesNotYet = []string{
-	// the root package's engine and FindMirrors
-	"detector.go", "detector_test.go", "mirror.go", "bandtable_test.go", "internal/engine/", "mirror/",
-}
-
-// TestSizes holds the size limits over every Go file of the repository (eval/ included),
-// but those in sizesNotYet.
+// TestSizes holds the size limits over every Go file of the repository (eval/ included).
 func TestSizes(t *testing.T) {
 	fset := token.NewFileSet()
 	files := 0
@@ -48,7 +40,7 @@ func TestSizes(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || notYet(path) {
+		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
@@ -70,16 +62,6 @@ func TestSizes(t *testing.T) {
 	if files < 100 {
 		t.Fatalf("read %d Go files; expected the whole repository (is the test running from its root?)", files)
 	}
-}
-
-// notYet reports whether path is in sizesNotYet.
-func notYet(path string) bool {
-	for _, p := range sizesNotYet {
-		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
-			return true
-		}
-	}
-	return false
 }
 
 // oversized returns a message for the file f at path if it is too long, and one for each

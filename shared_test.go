@@ -57,6 +57,7 @@ func TestShared(t *testing.T) {
 		now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 		clock := func() time.Time { return time.Unix(0, now.Load()) }
 		testSharedExpiry(t, replicas(t, 2, Options{MaxAge: time.Hour, Now: clock}), &now)
+		checkSeenOrdered(t, c.Addrs, fmt.Sprintf("d%d", n.Load()), 11) // the 10 young documents and "new"
 	})
 	t.Run("SimRace", func(t *testing.T) {
 		testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true}))
@@ -288,6 +289,31 @@ func testSimRace(t *testing.T, ds []*Detector) {
 // testSharedExpiry checks that a document older than MaxAge is removed by the next add
 // on any replica, and one younger is kept: the sweep reads the last-seen namespace in
 // order, up to the cutoff, from the store.
+// checkSeenOrdered fails the test unless the shared index under prefix keeps its
+// last-seen postings (the engine's namespace 4) in order: a shared detector asks a
+// store.Orderer for that before it writes, so that expiry reads up to its cutoff and no
+// further rather than every master's postings. The order is seen through Order's
+// contract: asking again changes nothing, but asking for a namespace written unordered
+// hides the postings written before from Postings.
+func checkSeenOrdered(t *testing.T, addrs []string, prefix string, want int) {
+	t.Helper()
+	s, err := redisstore.Open(redisstore.Options{Addrs: addrs, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Order(4); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := s.Postings(4, func([]byte, uint64) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	if n != want {
+		t.Errorf("the last-seen postings, once ordered, hold %d documents, want %d (were they written before the detector ordered them?)", n, want)
+	}
+}
+
 func testSharedExpiry(t *testing.T, ds []*Detector, now *atomic.Int64) {
 	for i := range 30 {
 		if _, err := ds[i%2].Check(Document{ID: fmt.Sprintf("old%d", i), Text: fmt.Sprintf("old text %d", i)}); err != nil {

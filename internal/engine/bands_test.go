@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/api"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/store"
 )
 
@@ -78,14 +79,7 @@ func TestBandCopy(t *testing.T) {
 			}
 		}
 		if i%5 == 0 {
-			fp := entry(doc)
-			want, _ := ds[0].Near(api.Query{MinHash: fp.MinHash})
-			for j, d := range ds[1:] {
-				got, err := d.Near(api.Query{MinHash: fp.MinHash})
-				if err != nil || !reflect.DeepEqual(got, want) {
-					t.Fatalf("document %d: detector %d's query gives %v (%v), without a band copy %v", i, j+1, got, err, want)
-				}
-			}
+			checkSameNear(t, i, ds, entry(doc).MinHash)
 		}
 	}
 	ds[2].moves.Wait() // the copy outgrew its budget: its postings are moving to the store
@@ -102,6 +96,19 @@ func TestBandCopy(t *testing.T) {
 		checkBandPostings(t, ds[0], stores[i], want)
 	}
 	testBandCopyReopen(t, opt, ds[0], stores)
+}
+
+// checkSameNear fails the test unless every engine of ds answers a query by the
+// signature as the first (TestBandCopy's, without a band copy) does.
+func checkSameNear(t *testing.T, i int, ds []*Engine, sig minhash.Signature) {
+	t.Helper()
+	want, _ := ds[0].Near(api.Query{MinHash: sig})
+	for j, d := range ds[1:] {
+		got, err := d.Near(api.Query{MinHash: sig})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("document %d: detector %d's query gives %v (%v), without a band copy %v", i, j+1, got, err, want)
+		}
+	}
 }
 
 // testBandCopyReopen opens TestBandCopy's stores again (1, written with a copy; 2, whose

@@ -12,18 +12,8 @@ import (
 // share every band), and some pairs of keys share a shard and tag: a lookup must return
 // every id posted under its key and, for such a pair, may return the other's too.
 func TestBandTableOracle(t *testing.T) {
-	const twinBits = 0xffff_ffff &^ (bandShards - 1) // the same shard and tag, another key
 	r := rand.New(rand.NewPCG(1, 2))
-	keys := make([]uint64, 300)
-	for i := range keys {
-		keys[i] = r.Uint64()
-	}
-	for i := 0; i < 20; i++ { // keys sharing a shard and tag with another
-		keys = append(keys, keys[i]^twinBits)
-	}
-	for range 200 { // keys of shard 0, whose runs grow long and wrap around its end
-		keys = append(keys, r.Uint64()&^(bandShards-1))
-	}
+	keys := oracleKeys(r)
 	table := newBandTable(1<<30, 0)
 	model := map[uint64]map[uint64]bool{} // key -> ids
 	posted := map[uint64][]uint64{}       // id -> keys
@@ -93,6 +83,25 @@ func TestBandTableOracle(t *testing.T) {
 	if n != want {
 		t.Errorf("the table holds %d postings, the model %d", n, want)
 	}
+}
+
+// twinBits turns a band key into another of the same shard and tag.
+const twinBits = 0xffff_ffff &^ (bandShards - 1)
+
+// oracleKeys returns TestBandTableOracle's keys: random ones, some twins of others
+// (twinBits), and many of shard 0, whose runs grow long and wrap around its end.
+func oracleKeys(r *rand.Rand) []uint64 {
+	keys := make([]uint64, 300)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	for i := 0; i < 20; i++ {
+		keys = append(keys, keys[i]^twinBits)
+	}
+	for range 200 {
+		keys = append(keys, r.Uint64()&^(bandShards-1))
+	}
+	return keys
 }
 
 // checkBandOrder fails the test unless every run of full slots in every shard is in the

@@ -78,7 +78,7 @@ func (d *Engine) conds(e *api.Entry, p *plan) []store.Cond {
 		cs = append(cs, store.Cond{Namespace: nsMain, Key: e.Main[:], IDs: p.mainIDs})
 	}
 	for _, b := range p.bands {
-		cs = append(cs, store.Cond{Namespace: nsBand, Key: be64(b.key), IDs: b.ids})
+		cs = append(cs, store.Cond{Namespace: b.ns, Key: b.key, IDs: b.ids})
 	}
 	return cs
 }
@@ -127,16 +127,19 @@ type plan struct {
 	// only if those postings still hold them.
 	docIDs, urlIDs, mainIDs []uint64
 	mainAll                 bool
-	// bands are the band postings nearStored read, on a shared store: an add is
-	// committed only if they still hold, so that of two near copies added at once
-	// through two processes, the second reads again and finds the first (they share a
-	// band key whenever either would find the other).
+	// bands are the near-candidate postings (band and SimHash table) nearStored read,
+	// on a shared store: an add is committed only if they still hold, so that of two
+	// near copies added at once through two processes, the second reads again and
+	// finds the first (they share a band or table key whenever either would find the
+	// other).
 	bands []bandRead
 }
 
-// bandRead is a band key and the ids read under it.
+// bandRead is a near-candidate posting (a band, or a SimHash table on a shared store)
+// and the ids read under it.
 type bandRead struct {
-	key uint64
+	ns  store.Namespace
+	key []byte
 	ids []uint64
 }
 

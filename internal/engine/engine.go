@@ -108,6 +108,9 @@ type Engine struct {
 	// from the store, and commits an add only if the document-id, URL, main-text and
 	// band postings it read still hold (see conds).
 	shared bool
+	// perms are the permutations of a shared store's SimHash tables (nsSimTab), nil
+	// when it finds near candidates by bands alone (Near minhash, or NoSimHash).
+	perms []hamming.Permutation
 
 	mu      sync.Mutex // serializes writers from their merge to Write
 	gen     uint64     // writes so far
@@ -164,14 +167,28 @@ func Open(s store.Store, c Config) (*Engine, error) {
 
 // openShared finishes Open on a store that other processes write too: it reads
 // nothing in full, so a replica is ready in the time of a few round trips. Near
-// candidates come from the band postings in the store alone (an in-memory SimHash
-// index would hold only this process's documents), so the config must keep MinHash.
+// candidates come from the postings in the store alone (an in-memory SimHash index
+// would hold only this process's documents): band postings, and SimHash table postings
+// (nsSimTab) unless Near is minhash.
 func (d *Engine) openShared() (*Engine, error) {
-	if d.cfg.NoMinHash || d.cfg.Near == NearSimHash {
-		return nil, fmt.Errorf("%w: a shared store finds near duplicates by the LSH band postings it holds: use a Near that takes MinHash (any, minhash, both), without NoMinHash", ErrOptions)
+	if !d.cfg.NoSimHash && d.cfg.Near != NearMinHash {
+		// Distance+3 blocks: tables of 3 blocks' prefix, about 30 bits at Distance 3,
+		// so that a key holds about one document in a billion.
+		k := max(d.cfg.Distance, 0)
+		perms, err := hamming.Permutations(k+3, k)
+		if err != nil || len(perms) > maxSimTables {
+			return nil, fmt.Errorf("%w: Distance %d on a shared store needs %d SimHash tables (%v); use Distance 5 or less, or Near minhash", ErrOptions, d.cfg.Distance, len(perms), err)
+		}
+		d.perms = perms
 	}
 	d.shared = true
 	d.sim = nil
+	if o, ok := d.st.(store.Orderer); ok {
+		// Expiry scans nsSeen up to a cutoff: in order, it reads no further.
+		if err := o.Order(nsSeen); err != nil {
+			return nil, storeErr(err)
+		}
+	}
 	if err := d.st.IDs(nsState, bandsKey, func(uint64) bool { d.bandsStored = true; return false }); err != nil {
 		return nil, storeErr(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store"
 )
 
 // gather reads what the verdict of e depends on (see plan), given the key filter's hints.
@@ -69,9 +70,11 @@ func (d *Engine) gather(e *api.Entry, h keyHints) (plan, error) {
 }
 
 // nearStored returns the stored documents near e by the near rule, other than those
-// skip reports. Candidates come from the SimHash tables (whose postings are the permuted
-// fingerprints themselves, so a candidate is checked against the distance before any
-// record is read) and the band postings; each is read and checked against both measures.
+// skip reports. Candidates come from the SimHash tables (in memory, whose postings are
+// the permuted fingerprints themselves, so a candidate is checked against the distance
+// before any record is read; on a shared store, the nsSimTab postings) and the band
+// postings; each is read and checked against both measures. On a shared store it
+// appends every posting it read to bands when not nil.
 func (d *Engine) nearStored(e *api.Entry, near Near, skip func(seq uint64) bool, bands *[]bandRead) ([]*Record, error) {
 	if e.Words < d.cfg.MinWords {
 		return nil, nil
@@ -100,6 +103,16 @@ func (d *Engine) nearStored(e *api.Entry, near Near, skip func(seq uint64) bool,
 		}
 		return true
 	}
+	if near != NearMinHash && d.shared {
+		for _, k := range d.simTabKeys(e) {
+			if err := d.readNear(nsSimTab, k, consider, bands); err != nil {
+				return nil, err
+			}
+			if failed != nil {
+				return nil, failed
+			}
+		}
+	}
 	if near != NearMinHash && !d.cfg.NoSimHash && !d.shared {
 		ms, err := d.sim.Query(e.SimHash, d.cfg.Distance)
 		if err != nil {
@@ -125,14 +138,8 @@ func (d *Engine) nearStored(e *api.Entry, near Near, skip func(seq uint64) bool,
 			if !d.shared && !d.bandKeys.mayHave(k) {
 				continue
 			}
-			read := consider
-			if bands != nil {
-				*bands = append(*bands, bandRead{key: k})
-				b := &(*bands)[len(*bands)-1]
-				read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
-			}
-			if err := d.st.IDs(nsBand, be64(k), read); err != nil {
-				return nil, storeErr(err)
+			if err := d.readNear(nsBand, be64(k), consider, bands); err != nil {
+				return nil, err
 			}
 			if failed != nil {
 				return nil, failed
@@ -140,6 +147,18 @@ func (d *Engine) nearStored(e *api.Entry, near Near, skip func(seq uint64) bool,
 		}
 	}
 	return out, nil
+}
+
+// readNear calls consider with the ids of a near-candidate posting, and appends what it
+// read to bands when not nil.
+func (d *Engine) readNear(ns store.Namespace, key []byte, consider func(uint64) bool, bands *[]bandRead) error {
+	read := consider
+	if bands != nil {
+		*bands = append(*bands, bandRead{ns: ns, key: key})
+		b := &(*bands)[len(*bands)-1]
+		read = func(seq uint64) bool { b.ids = append(b.ids, seq); return consider(seq) }
+	}
+	return storeErrOrNil(d.st.IDs(ns, key, read))
 }
 
 // compare returns a api.Match of stored document r against e, without its Kind.

@@ -9,7 +9,8 @@ import (
 )
 
 // gatherMany is gather on a shared store that reads many postings at once: every
-// posting the verdict may need (document id, URL, main text, band keys) in one call,
+// posting the verdict may need (document id, URL, main text, band and SimHash table
+// keys) in one call,
 // then every record among them not in the record cache in another, so that a verdict
 // waits for two round trips to Redis, not one for each key and candidate. It reads
 // more than gather when the URL or main text decides (the band postings and their
@@ -27,26 +28,29 @@ func (d *Engine) gatherMany(e *api.Entry, mr store.MultiReader) (plan, error) {
 	for _, k := range bands {
 		keys = append(keys, store.Key{Namespace: nsBand, Key: be64(k)})
 	}
+	for _, k := range d.simTabKeys(e) {
+		keys = append(keys, store.Key{Namespace: nsSimTab, Key: k})
+	}
 	ids, err := mr.IDsMany(keys)
 	if err != nil {
 		return p, storeErr(err)
 	}
 	p.docIDs, p.mainIDs = ids[0], ids[1]
-	bandIDs := ids[2:]
+	nearIDs := ids[2:]
 	if e.URL != "" {
-		p.urlIDs, bandIDs = ids[2], ids[3:]
+		p.urlIDs, nearIDs = ids[2], ids[3:]
 	}
-	recs, err := d.recordsMany(mr, &p, bandIDs)
+	recs, err := d.recordsMany(mr, &p, nearIDs)
 	if err != nil {
 		return p, err
 	}
-	d.planMany(e, &p, recs, bands, bandIDs)
+	d.planMany(e, &p, recs, keys[len(keys)-len(nearIDs):], nearIDs)
 	return p, nil
 }
 
 // recordsMany returns every record the plan may look at, by record id (nil for one
 // that is gone): those of the ids read, from the record cache or in one read.
-func (d *Engine) recordsMany(mr store.MultiReader, p *plan, bandIDs [][]uint64) (map[uint64]*Record, error) {
+func (d *Engine) recordsMany(mr store.MultiReader, p *plan, nearIDs [][]uint64) (map[uint64]*Record, error) {
 	recs := map[uint64]*Record{}
 	var want, epochs []uint64
 	need := func(seq uint64) {
@@ -71,7 +75,7 @@ func (d *Engine) recordsMany(mr store.MultiReader, p *plan, bandIDs [][]uint64) 
 		}
 		need(seq)
 	}
-	for _, b := range bandIDs {
+	for _, b := range nearIDs {
 		for _, seq := range b {
 			need(seq)
 		}
@@ -99,8 +103,9 @@ func (d *Engine) recordsMany(mr store.MultiReader, p *plan, bandIDs [][]uint64) 
 
 // planMany finishes gatherMany's plan from the ids read and their records: the
 // document with the entry's id and URL, then the exact copies or else the near ones
-// among the band candidates, as gather decides.
-func (d *Engine) planMany(e *api.Entry, p *plan, recs map[uint64]*Record, bands []uint64, bandIDs [][]uint64) {
+// among the candidates of the near postings (nearKeys, whose ids are nearIDs), as
+// gather decides.
+func (d *Engine) planMany(e *api.Entry, p *plan, recs map[uint64]*Record, nearKeys []store.Key, nearIDs [][]uint64) {
 	if len(p.docIDs) > 0 {
 		p.self = recs[p.docIDs[0]]
 	}
@@ -127,10 +132,11 @@ func (d *Engine) planMany(e *api.Entry, p *plan, recs map[uint64]*Record, bands 
 	if len(p.exact) > 0 {
 		return
 	}
-	// 3. Near, by the band postings.
+	// 3. Near, by the band and SimHash table postings.
 	seen := map[uint64]bool{}
-	for i, b := range bandIDs {
-		p.bands = append(p.bands, bandRead{key: bands[i], ids: b})
+	for i, b := range nearIDs {
+		k := nearKeys[i]
+		p.bands = append(p.bands, bandRead{ns: k.Namespace, key: k.Key, ids: b})
 		for _, seq := range b {
 			if seen[seq] || skip(seq) {
 				continue

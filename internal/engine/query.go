@@ -23,8 +23,9 @@ func (d *Engine) Get(id string) (Record, bool, error) {
 // most Config.MaxMatches. The engine's Near rule applies to the measures the query
 // has: with only a SimHash, a match is within Distance bits; with only a signature, its
 // similarity reaches Threshold. Matches have Kind api.NearDuplicate and no Level. It returns
-// an error wrapping ErrOptions for a query with neither fingerprint or a signature of
-// another size, or the store's error.
+// an error wrapping ErrOptions for a query with neither fingerprint, a signature of
+// another size, or, on a shared store with Near minhash (which keeps no SimHash
+// postings), no signature; or the store's error.
 func (d *Engine) Near(q api.Query) ([]api.Match, error) {
 	if !q.HasSimHash && len(q.MinHash) == 0 {
 		return nil, fmt.Errorf("%w: a query needs a SimHash, a MinHash signature or both", ErrOptions)
@@ -32,8 +33,8 @@ func (d *Engine) Near(q api.Query) ([]api.Match, error) {
 	if len(q.MinHash) != 0 && len(q.MinHash) != d.cfg.MinHashK {
 		return nil, fmt.Errorf("%w: a signature of %d values, want %d (MinHashK)", ErrOptions, len(q.MinHash), d.cfg.MinHashK)
 	}
-	if d.shared && len(q.MinHash) == 0 {
-		return nil, fmt.Errorf("%w: a detector on a shared store finds candidates by MinHash bands: give the query a signature", ErrOptions)
+	if d.shared && len(q.MinHash) == 0 && d.perms == nil {
+		return nil, fmt.Errorf("%w: a detector on a shared store with Near minhash finds candidates by MinHash bands: give the query a signature", ErrOptions)
 	}
 	near := d.cfg.Near
 	switch {

@@ -37,6 +37,10 @@ const (
 	// nsState holds markers of the store's state: bandsKey -> 1 once every band posting
 	// is in the store.
 	nsState store.Namespace = 7
+	// nsSimTab is a shared store's SimHash index (the in-memory one of a store with one
+	// writer would hold only its own process's documents): under each of the
+	// permuted tables' keys (simTabKeys), the record ids.
+	nsSimTab store.Namespace = 8
 )
 
 // bandsKey is the nsState key of the marker that the store holds every band posting.
@@ -129,6 +133,24 @@ func (d *Engine) bandKeysOf(e *api.Entry) []uint64 {
 	return lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows)
 }
 
+// maxSimTables bounds the SimHash tables of a shared store: each is a posting an add
+// writes and a check reads.
+const maxSimTables = 64
+
+// simTabKeys returns the nsSimTab keys of an entry on a shared store: for each table,
+// its number and the table's prefix of the permuted SimHash; none when the engine
+// keeps no SimHash tables or the entry is not indexed.
+func (d *Engine) simTabKeys(e *api.Entry) [][]byte {
+	if d.perms == nil || !d.indexed(e) {
+		return nil
+	}
+	keys := make([][]byte, len(d.perms))
+	for i, p := range d.perms {
+		keys[i] = binary.BigEndian.AppendUint64([]byte{byte(i)}, p.Apply(e.SimHash)&p.SearchMask())
+	}
+	return keys
+}
+
 // putOps adds to b the record and postings of r, and returns r's band keys.
 func (d *Engine) putOps(b *store.Batch, r *Record) (bandKeys []uint64) {
 	b.PutRecord(r.seq, r.appendRecord(nil))
@@ -143,6 +165,9 @@ func (d *Engine) putOps(b *store.Batch, r *Record) (bandKeys []uint64) {
 	}
 	if !d.cfg.NoSimHash {
 		b.Add(nsFP, be64(r.SimHash), r.seq)
+	}
+	for _, k := range d.simTabKeys(&r.Entry) {
+		b.Add(nsSimTab, k, r.seq)
 	}
 	bandKeys = d.bandKeysOf(&r.Entry)
 	if d.postsBands() {
@@ -168,6 +193,9 @@ func (d *Engine) removeOps(b *store.Batch, r *Record) {
 	}
 	if !d.cfg.NoSimHash {
 		b.Remove(nsFP, be64(r.SimHash), r.seq)
+	}
+	for _, k := range d.simTabKeys(&r.Entry) {
+		b.Remove(nsSimTab, k, r.seq)
 	}
 	if d.postsBands() {
 		for _, k := range d.bandKeysOf(&r.Entry) {
