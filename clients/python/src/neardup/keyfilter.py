@@ -221,12 +221,16 @@ class KeyFilter:
         m = self._m
         bits = self._bits
         # location(i) = h[i%2] + i*h[2+(((i+(i%2))%4)/2)], taken mod 2^64 then mod m.
-        for i in range(self._k):
+        # Location 0 is h0 (already below 2^64); a key that is not in a filter of
+        # normal fill fails there, so it is tested before the loop starts.
+        loc = h0 % m
+        if not (bits[loc >> 3] >> (loc & 7)) & 1:
+            return False
+        for i in range(1, self._k):
             if i & 1:
-                loc = h1 + i * (h3 if (i + 1) & 3 else h2)
+                loc = ((h1 + i * (h3 if (i + 1) & 3 else h2)) & _M64) % m
             else:
-                loc = h0 + i * (h3 if i & 3 else h2)
-            loc = (loc & _M64) % m
+                loc = ((h0 + i * (h3 if i & 3 else h2)) & _M64) % m
             if not (bits[loc >> 3] >> (loc & 7)) & 1:
                 return False
         return True

@@ -139,6 +139,12 @@ class _Names:
                 exact.add(e)
         self.exact = frozenset(exact)
         self.prefixes = tuple(prefixes)
+        # The characters a matching name of ASCII (or Latin-1) may start with: a test
+        # that turns most names away without lowering them. An entry "*" matches all.
+        if "" in prefixes:
+            self.first = frozenset(chr(c) for c in range(256))
+        else:
+            self.first = frozenset(c for e in exact | set(prefixes) for c in (e[:1], e[:1].upper()) if c)
 
     def has(self, name: str) -> bool:
         # Go lowers ASCII letters only; str.lower() differs from that only on non-ASCII
@@ -199,7 +205,9 @@ class Canonicalizer:
             path = "/"
         elif "%" in path or "/." in path or ";" in path or "/(" in path or "//" in path:
             path = self._path(path)
-        elif self.aggressive:
+        elif self.aggressive and (path[-1] == "/" or path[path.rfind("/") + 1] in self._index.first):
+            # The path is ASCII here (the match vetted it), which the first-character
+            # test of _Names needs.
             path = self._drop_index_page(path)
         if query is None:
             return h + path
@@ -276,8 +284,11 @@ class Canonicalizer:
                 if drop:
                     continue
             if "%" in value or "=" in value:
-                value = _encode(_decode(value), _SEM_QUERY)
-            kept.append(name + "=" + value if eq else name)
+                kept.append(name + "=" + _encode(_decode(value), _SEM_QUERY))
+            elif "%" in p:  # the name was recoded: p as it came is not name=value
+                kept.append(name + "=" + value if eq else name)
+            else:
+                kept.append(p)
         # Go sorts the byte strings; Latin-1 code points sort the same way.
         kept.sort()
         return "&".join(kept)
