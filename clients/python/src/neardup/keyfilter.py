@@ -149,8 +149,9 @@ class KeyFilter:
 
     ``has_url(canonical)`` and ``has_exact(hash)`` answer False when the key was
     certainly not in the filter, True when it may have been. A KeyFilter is immutable
-    once read, so threads may share it. A lookup costs one MurmurHash3 of the key
-    and ``k`` bit tests (a few microseconds in CPython).
+    once read, so threads may share it. A lookup costs one SHA-256 of the key (a
+    pure-Python MurmurHash3 for a version 1 snapshot) and up to ``k`` bit tests: a few
+    microseconds in CPython, most of it the hash.
     """
 
     __slots__ = ("_bits", "_m", "_k", "_murmur", "capacity", "rate", "count", "size")
