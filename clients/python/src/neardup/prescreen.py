@@ -164,8 +164,8 @@ class Prescreen:
     def seen_url(self, raw: str) -> bool:
         """Report whether raw's canonical URL may be stored; False is certain.
 
-        It costs a local canonicalization and a filter lookup (MurmurHash3 of the
-        URL and up to k bit tests), no round trip.
+        It costs a local canonicalization and a filter lookup (SHA-256 of the URL
+        and up to k bit tests), no round trip.
         """
         c = self._canon.canonicalize(raw) if self._canon else None
         if c is None:

@@ -36,15 +36,21 @@ DEFAULT_INDEX_PAGES: Final = (
     "index.jsp", "index.cgi", "default.htm", "default.html", "default.asp", "default.aspx",
 )
 
-# The subset in one match: scheme, host (ASCII labels, none empty but for a final dot,
-# none starting with "xn--" or with or ending in "-", the last starting with a letter, so
-# never an IP address), port digits, and a path and query of the bytes Go's fast path
-# takes as they are (pathOK and queryOK in urlnorm/fastpath.go).
+# The subset, in two matches. _URL_RE splits a URL into its head (scheme and authority,
+# which a crawl repeats, so that its steps are cached) and a path and query of the bytes
+# Go's fast path takes as they are (pathOK and queryOK in urlnorm/fastpath.go), then the
+# fragment. _HOST_RE vets an authority once per head: ASCII labels, none empty but for a
+# final dot, none starting with "xn--" or with or ending in "-", the last starting with a
+# letter (so never an IP address), and port digits. Neither has a lookahead in the
+# per-URL match, which is what makes it cheap.
 _LABEL = r"(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _URL_RE: Final = re.compile(
-    r"(https?)://((?:" + _LABEL + r"\.)*(?!xn--)[a-z](?:[a-z0-9-]*[a-z0-9])?)\.?"
-    r"(?::([0-9]*))?(/[A-Za-z0-9\-._~!$&()*+,;=:@/%]*)?(?:\?([A-Za-z0-9\-._~!$&()*+,;=:@/%?]*))?(?:#(.*))?\Z",
+    r"(https?://[^/?#]*)(/[A-Za-z0-9\-._~!$&()*+,;=:@/%]*)?(?:\?([A-Za-z0-9\-._~!$&()*+,;=:@/%?]*))?(?:#(.*))?\Z",
     re.IGNORECASE | re.DOTALL | re.ASCII,  # ASCII: no Kelvin sign for a k
+)
+_HOST_RE: Final = re.compile(
+    r"((?:" + _LABEL + r"\.)*(?!xn--)[a-z](?:[a-z0-9-]*[a-z0-9])?)\.?(?::([0-9]*))?\Z",
+    re.IGNORECASE | re.ASCII,
 )
 _HEX: Final = "0123456789ABCDEF"
 
@@ -133,6 +139,12 @@ class _Names:
                 exact.add(e)
         self.exact = frozenset(exact)
         self.prefixes = tuple(prefixes)
+        # The characters a matching name of ASCII (or Latin-1) may start with: a test
+        # that turns most names away without lowering them. An entry "*" matches all.
+        if "" in prefixes:
+            self.first = frozenset(chr(c) for c in range(256))
+        else:
+            self.first = frozenset(c for e in exact | set(prefixes) for c in (e[:1], e[:1].upper()) if c)
 
     def has(self, name: str) -> bool:
         # Go lowers ASCII letters only; str.lower() differs from that only on non-ASCII
@@ -145,8 +157,8 @@ class Canonicalizer:
     """Canonicalizes the common crawled URL as the service does, or declines.
 
     profile is "aggressive" (the service's default) or "safe"; the lists default to
-    Go's defaults. A Canonicalizer may be shared by threads: its only state is a cache
-    of canonical hosts, changed by single dict operations.
+    Go's defaults. A Canonicalizer may be shared by threads: its only state is caches of
+    URL heads and parameter names, changed by single dict operations.
     """
 
     def __init__(
@@ -159,7 +171,8 @@ class Canonicalizer:
         if profile not in (SAFE, AGGRESSIVE):
             raise ValueError(f"neardup: URL profile {profile!r}: use 'aggressive' or 'safe' (whatwg is not supported here)")
         self.aggressive = profile == AGGRESSIVE
-        self._hosts: dict[str, str] = {}  # host as given -> canonical host
+        self._heads: dict[str, str] = {}  # "scheme://authority" as given -> _head's answer
+        self._dropped_names: dict[str, bool] = {}  # query parameter name -> dropped
         self._sessions = _Names(session_params)
         self._dropped = _Names(list(tracking_params) + list(session_params))
         self._index = _Names(index_pages)
@@ -172,37 +185,60 @@ class Canonicalizer:
         m = _URL_RE.match(raw)
         if m is None:
             return None
-        scheme, host, port, path, query, frag = m.groups()
+        head, path, query, frag = m.groups()
         # The fragment never reaches the server and every profile drops it, so what it
         # holds cannot change the key (the regular expression vetted the rest).
         if frag and not (frag.isascii() and frag.isprintable()):
             return None
-        scheme = scheme.lower()
-        h = self._hosts.get(host)
+        # A crawl meets few hosts, many times each: their steps are remembered.
+        h = self._heads.get(head)
         if h is None:
-            # A crawl meets few hosts, many times each: their steps are remembered.
-            h = host.lower()
-            if self.aggressive and h.startswith("www"):
-                h = _strip_www(h)
-            if len(self._hosts) >= 4096:
-                self._hosts.clear()
-            self._hosts[host] = h
-        host = h
+            h = self._head(head)
+            if len(self._heads) >= 4096:
+                self._heads.clear()
+            self._heads[head] = h
+        if not h:
+            return None
+        # The common path (no escape, dot segment, parameter, session or doubled slash)
+        # needs only the index-page step, which _path takes last.
+        if path is None:
+            path = "/"
+        elif "%" in path or "/." in path or ";" in path or "/(" in path or "//" in path:
+            path = self._path(path)
+        elif self.aggressive and (path[-1] == "/" or path[path.rfind("/") + 1] in self._index.first):
+            # The path is ASCII here (the match vetted it), which the first-character
+            # test of _Names needs.
+            path = self._drop_index_page(path)
+        if query is None:
+            return h + path
+        if query:
+            query = self._recode_query(query)
+        elif self.aggressive:
+            return h + path
+        return h + path + "?" + query if query or not self.aggressive else h + path
+
+    def _head(self, head: str) -> str:
+        """Return the canonical "scheme://host[:port]" for a URL's head, or "" to decline."""
+        scheme, _, authority = head.partition("://")
+        m = _HOST_RE.match(authority)
+        if m is None:
+            return ""
+        host, port = m.groups()
+        scheme = scheme.lower()
+        host = host.lower()
+        if self.aggressive and host.startswith("www"):
+            host = _strip_www(host)
         if port is not None:
             port = port.lstrip("0") or ("0" if port else "")
             if len(port) > 5 or (len(port) == 5 and port > "65535"):
-                return None
+                return ""
             if port == ("80" if scheme == "http" else "443"):
                 port = ""
         if self.aggressive and scheme == "https":
             scheme = "http"
             if port == "80":
                 port = ""
-        path = self._path(path or "/")
-        if query:
-            query = self._recode_query(query)
-        qmark = "?" if query is not None and (query or not self.aggressive) else ""
-        return scheme + "://" + host + (":" + port if port else "") + path + (qmark and qmark + query)
+        return scheme + "://" + host + (":" + port if port else "")
 
     def _path(self, path: str) -> str:
         """Go's path steps: the parse's dot segments, then Safe's and Aggressive's."""
@@ -229,15 +265,30 @@ class Canonicalizer:
 
     def _recode_query(self, query: str) -> str:
         kept = []
+        aggressive = self.aggressive
+        dropped = self._dropped_names
         for p in query.split("&"):
             name, eq, value = p.partition("=")
             if "%" in name:  # else only "=" and "&" of queryOK would be encoded: none here
                 name = _encode(_decode(name), _SEM_QUERY)
-            if self.aggressive and (p == "" or self._dropped.has(name)):
-                continue
+            if aggressive:
+                if p == "":
+                    continue
+                # Names repeat across a crawl's URLs; the answer for each is remembered.
+                drop = dropped.get(name)
+                if drop is None:
+                    drop = self._dropped.has(name)
+                    if len(dropped) >= 4096:
+                        dropped.clear()
+                    dropped[name] = drop
+                if drop:
+                    continue
             if "%" in value or "=" in value:
-                value = _encode(_decode(value), _SEM_QUERY)
-            kept.append(name + "=" + value if eq else name)
+                kept.append(name + "=" + _encode(_decode(value), _SEM_QUERY))
+            elif "%" in p:  # the name was recoded: p as it came is not name=value
+                kept.append(name + "=" + value if eq else name)
+            else:
+                kept.append(p)
         # Go sorts the byte strings; Latin-1 code points sort the same way.
         kept.sort()
         return "&".join(kept)
