@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/corpus"
+
+	"github.com/neardup/neardup/internal/atomicfile"
 )
 
 // The files of an output directory, as Dir.Write writes them.
@@ -244,26 +246,8 @@ func syncDir(dir string) {
 // writeFile writes path through fn, atomically: a temporary file in the same directory,
 // synced and renamed over path.
 func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.Write(path, fn); err != nil {
 		return fmt.Errorf("dedup: %w", err)
-	}
-	err = fn(f)
-	if err == nil {
-		err = f.Chmod(0o644) // as os.Create would have made it, not CreateTemp's 0600
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("dedup: writing %s: %w", path, err)
 	}
 	return nil
 }
