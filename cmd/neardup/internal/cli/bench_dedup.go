@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/internal/evaldata"
 	"github.com/neardup/neardup/internal/procstat"
 )
 
@@ -88,64 +87,6 @@ type benchDedupResult struct {
 	Timings          []dedup.Timing `json:"timings"`
 }
 
-// synthCorpus makes the documents of bench dedup.
-type synthCorpus struct {
-	m           *evaldata.Markov
-	seed        uint64
-	size, edits int
-	plant       float64
-	words       []string // scratch
-	buf         []byte
-}
-
-// newSynthCorpus returns the corpus of the seed: documents of about size bytes, a share
-// plant of them near copies of earlier ones with edits words replaced. It learns its words
-// from the text embedded in the binary (evaldata.SampleTexts), so it needs no file.
-func newSynthCorpus(seed uint64, size, edits int, plant float64) *synthCorpus {
-	return &synthCorpus{m: evaldata.NewMarkov(evaldata.SampleTexts()), seed: seed, size: size, edits: edits, plant: plant}
-}
-
-// clone returns a copy of s with its own scratch buffers, for another goroutine: text
-// is not safe for concurrent use, the model is read-only.
-func (s *synthCorpus) clone() *synthCorpus {
-	if s == nil {
-		return nil // bench service --html has pages instead
-	}
-	c := *s
-	c.words, c.buf = nil, nil
-	return &c
-}
-
-// original returns the index of the document that document i copies, or -1.
-func (s *synthCorpus) original(i int) int {
-	r := rand.New(rand.NewPCG(s.seed, uint64(i)<<1|1))
-	if i == 0 || r.Float64() >= s.plant {
-		return -1
-	}
-	return r.IntN(i)
-}
-
-// text appends document i's text to dst.
-func (s *synthCorpus) text(dst []byte, i int) []byte {
-	o := s.original(i)
-	if o < 0 {
-		return s.m.AppendText(dst, rand.New(rand.NewPCG(s.seed, uint64(i)<<1)), s.size)
-	}
-	s.buf = s.m.AppendText(s.buf[:0], rand.New(rand.NewPCG(s.seed, uint64(o)<<1)), s.size)
-	s.words = strings.Fields(string(s.buf))
-	r := rand.New(rand.NewPCG(s.seed^0x9e3779b97f4a7c15, uint64(i)))
-	for range s.edits {
-		s.words[r.IntN(len(s.words))] = "edit" + strconv.Itoa(r.IntN(1000))
-	}
-	for j, w := range s.words {
-		if j > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, w...)
-	}
-	return dst
-}
-
 func (c *benchDedupCmd) run(e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q: bench dedup generates its input", args[0])
@@ -160,7 +101,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	case c.edits < 0:
 		return usagef("--edits %d: use 0 or more", c.edits)
 	}
-	s := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
+	s := bench.NewCorpus(c.seed, c.size, c.edits, c.plant)
 	if c.jsonl != "" {
 		return c.writeJSONL(s)
 	}
@@ -185,12 +126,12 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 }
 
 // writeJSONL writes the workload to --jsonl instead of running it.
-func (c *benchDedupCmd) writeJSONL(s *synthCorpus) error {
+func (c *benchDedupCmd) writeJSONL(s *bench.Corpus) error {
 	return writeFile(c.jsonl, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		var text []byte
 		for i := range c.docs {
-			text = s.text(text[:0], i)
+			text = s.Text(text[:0], i)
 			line, _ := json.Marshal(struct {
 				ID   string `json:"id"`
 				Text string `json:"text"`
@@ -202,7 +143,7 @@ func (c *benchDedupCmd) writeJSONL(s *synthCorpus) error {
 }
 
 // measure runs dedup on the workload and returns what it took and found.
-func (c *benchDedupCmd) measure(s *synthCorpus) (benchDedupResult, error) {
+func (c *benchDedupCmd) measure(s *bench.Corpus) (benchDedupResult, error) {
 	var size int64
 	var text []byte
 	i := 0
@@ -212,7 +153,7 @@ func (c *benchDedupCmd) measure(s *synthCorpus) (benchDedupResult, error) {
 		if i == c.docs {
 			return neardup.Document{}, io.EOF
 		}
-		text = s.text(text[:0], i)
+		text = s.Text(text[:0], i)
 		size += int64(len(text))
 		i++
 		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
@@ -229,7 +170,7 @@ func (c *benchDedupCmd) measure(s *synthCorpus) (benchDedupResult, error) {
 		Timings: res.Timings,
 	}
 	for j := range c.docs {
-		if o := s.original(j); o >= 0 {
+		if o := s.Original(j); o >= 0 {
 			out.PlantedPairs++
 			if a, b := res.Docs[o].Cluster, res.Docs[j].Cluster; a >= 0 && a == b {
 				out.PlantedRecovered++

@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 var benchServiceCommand = &command{
@@ -356,14 +357,14 @@ func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
 	bar := newCountProgress(e.stderr, c.output.showProgress(e), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
 	defer bar.done()
 	var err error
-	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
+	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *bench.Corpus, k int, text []byte) ([]byte, []byte, error) {
 		b, text := w.docs.appendJSON(nil, s, c.start+k, text)
 		return b, text, nil
 	})
 	if err == nil && nQueries > 0 {
 		var f *neardup.Fingerprinter
 		if f, err = neardup.NewFingerprinter(neardup.Options{}); err == nil {
-			w.asked, err = prepare(nQueries, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) (neardup.Query, []byte, error) {
+			w.asked, err = prepare(nQueries, w.docs.corpus, &made, func(s *bench.Corpus, k int, text []byte) (neardup.Query, []byte, error) {
 				return w.docs.query(s, f, c.start+k, text)
 			})
 			w.queries = make([][]byte, len(w.asked))
@@ -390,7 +391,7 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarge
 
 	clients := make([]*loadClient, c.clients)
 	for i := range clients {
-		clients[i] = &loadClient{w: w, corpus: docs.corpus.clone()}
+		clients[i] = &loadClient{w: w, corpus: docs.corpus.Clone()}
 	}
 	phase := loadPhase{duration: c.duration, requests: int64(c.requests), rate: c.rate}
 	phaseBar := func(name string, p loadPhase) *progress {

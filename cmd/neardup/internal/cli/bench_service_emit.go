@@ -23,7 +23,7 @@ func (c *benchServiceCmd) runEmit(e *env, docs *loadDocs) error {
 	if err != nil {
 		return err
 	}
-	cl := &loadClient{w: w, corpus: docs.corpus.clone()}
+	cl := &loadClient{w: w, corpus: docs.corpus.Clone()}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var path string
 	var size int64

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/corpus"
 )
 
@@ -85,6 +86,6 @@ func (c *benchServiceCmd) loadDocs() (*loadDocs, error) {
 		pages, err := htmlPages(c.html)
 		return &loadDocs{pages: pages}, err
 	}
-	corpus := newSynthCorpus(c.seed, c.size, 3, c.dupRate)
+	corpus := bench.NewCorpus(c.seed, c.size, 3, c.dupRate)
 	return &loadDocs{corpus: corpus, urlDupRate: c.urlDupRate}, nil
 }

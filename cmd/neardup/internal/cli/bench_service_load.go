@@ -23,6 +23,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 // loadOp is the kind of one request of bench service.
@@ -172,16 +173,16 @@ func (t *loadTarget) waitReady(ctx context.Context) error {
 // corpus's document i, with id "doc-i" and URL "https://bench.example/s<i mod 1000>/i",
 // except that a share urlDupRate of the near copies take their original's URL.
 type loadDocs struct {
-	corpus     *synthCorpus // a template: each goroutine clones it
+	corpus     *bench.Corpus // a template: each goroutine clones it
 	urlDupRate float64
 	pages      [][]byte // with --html, the pages' fields (htmlPages), used instead of corpus
 }
 
 // url returns document i's URL.
-func (d *loadDocs) url(c *synthCorpus, i int) string {
+func (d *loadDocs) url(c *bench.Corpus, i int) string {
 	u := i
-	if o := c.original(i); o >= 0 && d.urlDupRate > 0 {
-		if rand.New(rand.NewPCG(c.seed^0x5851f42d4c957f2d, uint64(i))).Float64() < d.urlDupRate {
+	if o := c.Original(i); o >= 0 && d.urlDupRate > 0 {
+		if rand.New(rand.NewPCG(c.Seed()^0x5851f42d4c957f2d, uint64(i))).Float64() < d.urlDupRate {
 			u = o
 		}
 	}
@@ -190,11 +191,11 @@ func (d *loadDocs) url(c *synthCorpus, i int) string {
 
 // appendJSON appends document i as the JSON of a document in a request; c is the
 // calling goroutine's corpus and text its scratch buffer, returned grown.
-func (d *loadDocs) appendJSON(dst []byte, c *synthCorpus, i int, text []byte) ([]byte, []byte) {
+func (d *loadDocs) appendJSON(dst []byte, c *bench.Corpus, i int, text []byte) ([]byte, []byte) {
 	if d.pages != nil {
 		return d.appendHTMLJSON(dst, i), text
 	}
-	text = c.text(text[:0], i)
+	text = c.Text(text[:0], i)
 	dst = append(dst, `{"id":"doc-`...)
 	dst = strconv.AppendInt(dst, int64(i), 10)
 	dst = append(dst, `","url":"`...)
@@ -206,8 +207,8 @@ func (d *loadDocs) appendJSON(dst []byte, c *synthCorpus, i int, text []byte) ([
 }
 
 // query returns a fingerprint query with document i's fingerprints.
-func (d *loadDocs) query(c *synthCorpus, f *neardup.Fingerprinter, i int, text []byte) (neardup.Query, []byte, error) {
-	text = c.text(text[:0], i)
+func (d *loadDocs) query(c *bench.Corpus, f *neardup.Fingerprinter, i int, text []byte) (neardup.Query, []byte, error) {
+	text = c.Text(text[:0], i)
 	fp, err := f.Fingerprint(neardup.Document{ID: "doc-" + strconv.Itoa(i), Text: string(text)})
 	if err != nil {
 		return neardup.Query{}, text, err
@@ -226,14 +227,14 @@ func queryBody(q neardup.Query) []byte {
 
 // prepare encodes n items on every CPU: item k of the slice returned is what encode
 // makes of k, given the goroutine's corpus and scratch text. done counts the items made.
-func prepare[T any](n int, corpus *synthCorpus, done *atomic.Int64, encode func(c *synthCorpus, k int, text []byte) (T, []byte, error)) ([]T, error) {
+func prepare[T any](n int, corpus *bench.Corpus, done *atomic.Int64, encode func(c *bench.Corpus, k int, text []byte) (T, []byte, error)) ([]T, error) {
 	out := make([]T, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			c := corpus.clone()
+			c := corpus.Clone()
 			var text []byte
 			for k := w; k < n; k += workers {
 				var err error
@@ -337,7 +338,7 @@ func (s *loadStats) errors() int64 {
 // loadClient is one client goroutine's state.
 type loadClient struct {
 	w      *loadWorkload
-	corpus *synthCorpus
+	corpus *bench.Corpus
 	text   []byte
 	body   []byte
 	resp   bytes.Buffer

@@ -58,7 +58,7 @@ func (c *benchServiceCmd) runPreload(ctx context.Context, e *env, target *loadTa
 	})
 	clients := make([]*loadClient, c.clients)
 	for i := range clients {
-		cl := &loadClient{w: w, corpus: docs.corpus.clone(), stats: newLoadStats()}
+		cl := &loadClient{w: w, corpus: docs.corpus.Clone(), stats: newLoadStats()}
 		clients[i] = cl
 		wg.Go(func() {
 			for ctx.Err() == nil && !stopped.Load() {
