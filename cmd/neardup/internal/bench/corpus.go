@@ -32,9 +32,6 @@ func NewCorpus(seed uint64, size, edits int, plant float64) *Corpus {
 	return &Corpus{m: evaldata.NewMarkov(evaldata.SampleTexts()), seed: seed, size: size, edits: edits, plant: plant}
 }
 
-// Seed returns the seed the corpus was made with.
-func (s *Corpus) Seed() uint64 { return s.seed }
-
 // Clone returns a copy of s with its own scratch buffers, for another goroutine. A nil
 // Corpus clones to nil (bench service --html sends pages instead).
 func (s *Corpus) Clone() *Corpus {
