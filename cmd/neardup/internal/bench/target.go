@@ -40,11 +40,16 @@ type countingTransport struct {
 	n *atomic.Int64
 }
 
+// RoundTrip counts r and sends it.
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	return t.RoundTripper.RoundTrip(r)
 }
 
+// NewTarget returns the service at base (its URL without a trailing slash), sent token
+// as a bearer token unless empty, with up to conns keep-alive connections (one a
+// client). Errors are printed to stderr, the first few of them. A Target is safe for
+// concurrent use by the clients of a run.
 func NewTarget(base, token string, conns int, stderr io.Writer) *Target {
 	tr := &http.Transport{
 		// No proxy: the service is measured, not a proxy on the way to it.

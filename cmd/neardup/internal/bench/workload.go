@@ -382,9 +382,7 @@ func (w *Workload) Warmup(ctx context.Context, p Phase) { w.run(ctx, p) }
 func (w *Workload) Measure(ctx context.Context, p Phase) ServiceResult {
 	firstDoc := w.docSeq.Load()
 	w.encoded.Store(0)
-	if w.target != nil {
-		w.target.httpRequests.Store(0)
-	}
+	w.target.httpRequests.Store(0)
 	elapsed := w.run(ctx, p)
 	s := newLoadStats()
 	for _, cl := range w.clients {
