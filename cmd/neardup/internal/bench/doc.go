@@ -5,7 +5,7 @@
 //
 // The workloads: Findall (random fingerprints with planted near copies, searched with a
 // hamming.Finder); Corpus (synthetic text with planted near copies, for bench dedup and
-// bench service); the dense cloud's files (WriteDenseDocs, WriteDenseLabels).
+// bench service; Dedup times the batch engine on it); the dense cloud's files (WriteDenseDocs, WriteDenseLabels).
 //
 // The load generator of bench service: a Target (the service), the Docs it is sent
 // (a Corpus, or HTML pages), and a Workload of concurrent clients that send them in

@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/internal/procstat"
 )
 
 var benchDedupCommand = &command{
@@ -68,25 +63,6 @@ func (c *benchDedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 }
 
-// benchDedupResult is the JSON report of bench dedup.
-type benchDedupResult struct {
-	Docs             int            `json:"docs"`
-	Bytes            int64          `json:"bytes"`
-	Method           string         `json:"method"`
-	Threads          int            `json:"threads"`
-	Seconds          float64        `json:"seconds"`
-	DocsPerSecond    float64        `json:"docs_per_second"`
-	MBPerSecond      float64        `json:"mb_per_second"`
-	Clusters         int            `json:"clusters"`
-	Dropped          int            `json:"dropped"`
-	PlantedPairs     int            `json:"planted_pairs"`
-	PlantedRecovered int            `json:"planted_recovered"`
-	Recall           float64        `json:"recall"`
-	PeakRSSBytes     uint64         `json:"peak_rss_bytes"`
-	Seed             uint64         `json:"seed"`
-	Timings          []dedup.Timing `json:"timings"`
-}
-
 func (c *benchDedupCmd) run(e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q: bench dedup generates its input", args[0])
@@ -127,64 +103,20 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 
 // writeJSONL writes the workload to --jsonl instead of running it.
 func (c *benchDedupCmd) writeJSONL(s *bench.Corpus) error {
-	return writeFile(c.jsonl, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		var text []byte
-		for i := range c.docs {
-			text = s.Text(text[:0], i)
-			line, _ := json.Marshal(struct {
-				ID   string `json:"id"`
-				Text string `json:"text"`
-			}{strconv.Itoa(i), string(text)})
-			bw.Write(append(line, '\n'))
-		}
-		return bw.Flush()
-	})
+	return writeFile(c.jsonl, func(w io.Writer) error { return bench.WriteCorpusJSONL(w, s, c.docs) })
 }
 
 // measure runs dedup on the workload and returns what it took and found.
-func (c *benchDedupCmd) measure(s *bench.Corpus) (benchDedupResult, error) {
-	var size int64
-	var text []byte
-	i := 0
-	runtime.GC()
-	start := time.Now()
-	res, err := dedup.Run(func() (neardup.Document, error) {
-		if i == c.docs {
-			return neardup.Document{}, io.EOF
-		}
-		text = s.Text(text[:0], i)
-		size += int64(len(text))
-		i++
-		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
-	}, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold}, Threads: c.threads, Expected: c.docs}, nil)
+func (c *benchDedupCmd) measure(s *bench.Corpus) (bench.DedupResult, error) {
+	out, err := bench.Dedup(s, c.docs, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold}, Threads: c.threads, Expected: c.docs})
 	if err != nil {
-		return benchDedupResult{}, usagef("%v", err)
-	}
-	elapsed := time.Since(start).Seconds()
-	sum := res.Summary()
-	out := benchDedupResult{
-		Docs: c.docs, Bytes: size, Method: dedup.MethodName(neardup.Near(c.method)), Threads: res.Options.Threads,
-		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
-		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: procstat.PeakRSS(), Seed: c.seed,
-		Timings: res.Timings,
-	}
-	for j := range c.docs {
-		if o := s.Original(j); o >= 0 {
-			out.PlantedPairs++
-			if a, b := res.Docs[o].Cluster, res.Docs[j].Cluster; a >= 0 && a == b {
-				out.PlantedRecovered++
-			}
-		}
-	}
-	if out.PlantedPairs > 0 {
-		out.Recall = float64(out.PlantedRecovered) / float64(out.PlantedPairs)
+		return out, usagef("%v", err)
 	}
 	return out, nil
 }
 
 // writeReport writes the human-readable report of a run.
-func (c *benchDedupCmd) writeReport(w io.Writer, out benchDedupResult) error {
+func (c *benchDedupCmd) writeReport(w io.Writer, out bench.DedupResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "workload\t%d documents, %s of synthetic text (%d bytes each), %d planted near copies (%d words edited)\n", out.Docs, humanBytes(out.Bytes), c.size, out.PlantedPairs, c.edits)
 	fmt.Fprintf(tw, "method\t%s on %d threads\n", out.Method, out.Threads)
