@@ -1,13 +1,3 @@
-// Package bench holds the workloads and measurements of `neardup bench`: generated
-// inputs whose duplicates are known (planted), the timed runs over them, and what the
-// runs recovered. The command line maps its flags to these functions and prints their
-// results.
-//
-// # Caveats
-//
-// Times are wall-clock times of this process on whatever else the machine runs; compare
-// runs taken side by side. Peak memory is the process's (procstat.PeakRSS), which
-// includes the generated input.
 package bench
 
 import (

@@ -1,22 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/internal/evaldata"
-	"github.com/neardup/neardup/internal/procstat"
 )
 
 var benchDedupCommand = &command{
@@ -69,83 +63,6 @@ func (c *benchDedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON object to standard output and the report to standard\nerror (default false)")
 }
 
-// benchDedupResult is the JSON report of bench dedup.
-type benchDedupResult struct {
-	Docs             int            `json:"docs"`
-	Bytes            int64          `json:"bytes"`
-	Method           string         `json:"method"`
-	Threads          int            `json:"threads"`
-	Seconds          float64        `json:"seconds"`
-	DocsPerSecond    float64        `json:"docs_per_second"`
-	MBPerSecond      float64        `json:"mb_per_second"`
-	Clusters         int            `json:"clusters"`
-	Dropped          int            `json:"dropped"`
-	PlantedPairs     int            `json:"planted_pairs"`
-	PlantedRecovered int            `json:"planted_recovered"`
-	Recall           float64        `json:"recall"`
-	PeakRSSBytes     uint64         `json:"peak_rss_bytes"`
-	Seed             uint64         `json:"seed"`
-	Timings          []dedup.Timing `json:"timings"`
-}
-
-// synthCorpus makes the documents of bench dedup.
-type synthCorpus struct {
-	m           *evaldata.Markov
-	seed        uint64
-	size, edits int
-	plant       float64
-	words       []string // scratch
-	buf         []byte
-}
-
-// newSynthCorpus returns the corpus of the seed: documents of about size bytes, a share
-// plant of them near copies of earlier ones with edits words replaced. It learns its words
-// from the text embedded in the binary (evaldata.SampleTexts), so it needs no file.
-func newSynthCorpus(seed uint64, size, edits int, plant float64) *synthCorpus {
-	return &synthCorpus{m: evaldata.NewMarkov(evaldata.SampleTexts()), seed: seed, size: size, edits: edits, plant: plant}
-}
-
-// clone returns a copy of s with its own scratch buffers, for another goroutine: text
-// is not safe for concurrent use, the model is read-only.
-func (s *synthCorpus) clone() *synthCorpus {
-	if s == nil {
-		return nil // bench service --html has pages instead
-	}
-	c := *s
-	c.words, c.buf = nil, nil
-	return &c
-}
-
-// original returns the index of the document that document i copies, or -1.
-func (s *synthCorpus) original(i int) int {
-	r := rand.New(rand.NewPCG(s.seed, uint64(i)<<1|1))
-	if i == 0 || r.Float64() >= s.plant {
-		return -1
-	}
-	return r.IntN(i)
-}
-
-// text appends document i's text to dst.
-func (s *synthCorpus) text(dst []byte, i int) []byte {
-	o := s.original(i)
-	if o < 0 {
-		return s.m.AppendText(dst, rand.New(rand.NewPCG(s.seed, uint64(i)<<1)), s.size)
-	}
-	s.buf = s.m.AppendText(s.buf[:0], rand.New(rand.NewPCG(s.seed, uint64(o)<<1)), s.size)
-	s.words = strings.Fields(string(s.buf))
-	r := rand.New(rand.NewPCG(s.seed^0x9e3779b97f4a7c15, uint64(i)))
-	for range s.edits {
-		s.words[r.IntN(len(s.words))] = "edit" + strconv.Itoa(r.IntN(1000))
-	}
-	for j, w := range s.words {
-		if j > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, w...)
-	}
-	return dst
-}
-
 func (c *benchDedupCmd) run(e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q: bench dedup generates its input", args[0])
@@ -160,7 +77,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 	case c.edits < 0:
 		return usagef("--edits %d: use 0 or more", c.edits)
 	}
-	s := newSynthCorpus(c.seed, c.size, c.edits, c.plant)
+	s := bench.NewCorpus(c.seed, c.size, c.edits, c.plant)
 	if c.jsonl != "" {
 		return c.writeJSONL(s)
 	}
@@ -185,65 +102,21 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 }
 
 // writeJSONL writes the workload to --jsonl instead of running it.
-func (c *benchDedupCmd) writeJSONL(s *synthCorpus) error {
-	return writeFile(c.jsonl, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		var text []byte
-		for i := range c.docs {
-			text = s.text(text[:0], i)
-			line, _ := json.Marshal(struct {
-				ID   string `json:"id"`
-				Text string `json:"text"`
-			}{strconv.Itoa(i), string(text)})
-			bw.Write(append(line, '\n'))
-		}
-		return bw.Flush()
-	})
+func (c *benchDedupCmd) writeJSONL(s *bench.Corpus) error {
+	return writeFile(c.jsonl, func(w io.Writer) error { return bench.WriteCorpusJSONL(w, s, c.docs) })
 }
 
 // measure runs dedup on the workload and returns what it took and found.
-func (c *benchDedupCmd) measure(s *synthCorpus) (benchDedupResult, error) {
-	var size int64
-	var text []byte
-	i := 0
-	runtime.GC()
-	start := time.Now()
-	res, err := dedup.Run(func() (neardup.Document, error) {
-		if i == c.docs {
-			return neardup.Document{}, io.EOF
-		}
-		text = s.text(text[:0], i)
-		size += int64(len(text))
-		i++
-		return neardup.Document{ID: strconv.Itoa(i - 1), Text: string(text)}, nil
-	}, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold}, Threads: c.threads, Expected: c.docs}, nil)
+func (c *benchDedupCmd) measure(s *bench.Corpus) (bench.DedupResult, error) {
+	out, err := bench.Dedup(s, c.docs, dedup.Options{Pipeline: neardup.Pipeline{Near: neardup.Near(c.method), Distance: distanceOption(c.distance), Threshold: c.threshold}, Threads: c.threads, Expected: c.docs})
 	if err != nil {
-		return benchDedupResult{}, usagef("%v", err)
-	}
-	elapsed := time.Since(start).Seconds()
-	sum := res.Summary()
-	out := benchDedupResult{
-		Docs: c.docs, Bytes: size, Method: dedup.MethodName(neardup.Near(c.method)), Threads: res.Options.Threads,
-		Seconds: elapsed, DocsPerSecond: float64(c.docs) / elapsed, MBPerSecond: float64(size) / 1e6 / elapsed,
-		Clusters: sum.Clusters, Dropped: sum.Dropped, PeakRSSBytes: procstat.PeakRSS(), Seed: c.seed,
-		Timings: res.Timings,
-	}
-	for j := range c.docs {
-		if o := s.original(j); o >= 0 {
-			out.PlantedPairs++
-			if a, b := res.Docs[o].Cluster, res.Docs[j].Cluster; a >= 0 && a == b {
-				out.PlantedRecovered++
-			}
-		}
-	}
-	if out.PlantedPairs > 0 {
-		out.Recall = float64(out.PlantedRecovered) / float64(out.PlantedPairs)
+		return out, usagef("%v", err)
 	}
 	return out, nil
 }
 
 // writeReport writes the human-readable report of a run.
-func (c *benchDedupCmd) writeReport(w io.Writer, out benchDedupResult) error {
+func (c *benchDedupCmd) writeReport(w io.Writer, out bench.DedupResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "workload\t%d documents, %s of synthetic text (%d bytes each), %d planted near copies (%d words edited)\n", out.Docs, humanBytes(out.Bytes), c.size, out.PlantedPairs, c.edits)
 	fmt.Fprintf(tw, "method\t%s on %d threads\n", out.Method, out.Threads)

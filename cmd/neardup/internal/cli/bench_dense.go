@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
@@ -71,40 +69,15 @@ func (c *benchDenseCmd) run(e *env, args []string) error {
 	}
 	docs, pairs := evaldata.DenseCloud(c.seed, c.docs, c.minSim)
 	err := writeFile(filepath.Join(c.out, "dense.jsonl"), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		for _, d := range docs {
-			b, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
-			bw.Write(append(b, '\n'))
-		}
-		return bw.Flush()
+		return bench.WriteDenseDocs(w, docs)
 	})
 	if err != nil {
 		return err
 	}
-	var bands [4]int // 0.5-0.7 (or below), 0.7-0.8, 0.8-0.9, >= 0.9
-	err = writeFile(filepath.Join(c.out, "labels.tsv"), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		bw.WriteString("doc_1\tdoc_2\tjaccard_w5\n")
-		var b []byte
-		for _, p := range pairs {
-			b = append(b[:0], p.A...)
-			b = append(b, '\t')
-			b = append(b, p.B...)
-			b = append(b, '\t')
-			b = strconv.AppendFloat(b, p.Jaccard, 'f', -1, 64)
-			bw.Write(append(b, '\n'))
-			switch {
-			case p.Jaccard >= 0.9:
-				bands[3]++
-			case p.Jaccard >= 0.8:
-				bands[2]++
-			case p.Jaccard >= 0.7:
-				bands[1]++
-			default:
-				bands[0]++
-			}
-		}
-		return bw.Flush()
+	var bands bench.DenseBands
+	err = writeFile(filepath.Join(c.out, "labels.tsv"), func(w io.Writer) (err error) {
+		bands, err = bench.WriteDenseLabels(w, pairs)
+		return err
 	})
 	if err != nil {
 		return err

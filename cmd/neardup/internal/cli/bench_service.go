@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 var benchServiceCommand = &command{
@@ -155,21 +155,6 @@ func (c *benchServiceCmd) given(name string) bool {
 	return found
 }
 
-// loadOps returns the operations of a mode, or nil for an unknown one.
-func loadOps(mode string) []loadOp {
-	switch mode {
-	case "add":
-		return []loadOp{opAdd}
-	case "check":
-		return []loadOp{opCheck}
-	case "query":
-		return []loadOp{opQuery}
-	case "mixed":
-		return []loadOp{opAdd, opCheck, opQuery}
-	}
-	return nil
-}
-
 func isRate(r float64) bool { return r >= 0 && r <= 1 }
 
 // validate checks the flags and settles the defaults that depend on others.
@@ -197,7 +182,7 @@ func (c *benchServiceCmd) validate(args []string) error {
 	if err := c.validateKinds(); err != nil {
 		return err
 	}
-	ops := loadOps(c.mode)
+	ops := bench.ParseMode(c.mode)
 	switch {
 	case ops == nil:
 		return usagef("--mode %q: use add, check, query or mixed", c.mode)
@@ -282,7 +267,7 @@ func (c *benchServiceCmd) validateBatcher() error {
 
 // poolSize returns how many documents and queries to encode before the timed phase:
 // what the run will use when that is known, at most --pool.
-func (c *benchServiceCmd) poolSize(ops []loadOp) (docs, queries int) {
+func (c *benchServiceCmd) poolSize(ops []bench.Op) (docs, queries int) {
 	est := -1.0 // requests in warmup and measurement; -1: unknown
 	switch {
 	case c.rate > 0 && c.requests > 0:
@@ -297,10 +282,10 @@ func (c *benchServiceCmd) poolSize(ops []loadOp) (docs, queries int) {
 		docs = int(min(float64(c.pool), est*float64(c.batch)))
 		queries = docs
 	}
-	if !slices.Contains(ops, opQuery) {
+	if !slices.Contains(ops, bench.OpQuery) {
 		queries = 0
 	}
-	if ops[0] == opQuery {
+	if ops[0] == bench.OpQuery {
 		docs = 0
 	}
 	return docs, queries
@@ -331,8 +316,8 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	target := newLoadTarget(c.addr, c.token, c.clients, e.stderr)
-	if err := target.waitReady(ctx); err != nil {
+	target := bench.NewTarget(c.addr, c.token, c.clients, e.stderr)
+	if err := target.WaitReady(ctx); err != nil {
 		return err
 	}
 	docs, err := c.loadDocs()
@@ -340,7 +325,7 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 		return err
 	}
 	if len(c.html) > 0 && !c.given("pool") {
-		c.pool = min(c.pool, len(docs.pages)) // later documents cost a copy to encode
+		c.pool = min(c.pool, docs.Pages()) // later documents cost a copy to encode
 	}
 	if c.preload > 0 {
 		return c.runPreload(ctx, e, target, docs)
@@ -348,103 +333,89 @@ func (c *benchServiceCmd) run(e *env, args []string) error {
 	return c.runLoad(ctx, e, target, docs)
 }
 
+// loadDocs returns the documents of the run: the pages of --html, else the synthetic
+// corpus, which learns its words from the evaluation data.
+func (c *benchServiceCmd) loadDocs() (*bench.Docs, error) {
+	if len(c.html) > 0 {
+		pages, err := bench.HTMLPages(c.html)
+		return bench.PageDocs(pages), err
+	}
+	return bench.SyntheticDocs(bench.NewCorpus(c.seed, c.size, 3, c.dupRate), c.urlDupRate), nil
+}
+
+// result maps the flags of a measuring run onto its report, whose measured fields
+// come from bench.
+func (c *benchServiceCmd) result(res bench.ServiceResult) bench.ServiceResult {
+	res.Mode, res.Addr, res.Clients, res.Rate, res.Batch, res.Size = c.mode, c.addr, c.clients, c.rate, c.batch, c.size
+	res.Seed, res.DupRate, res.URLDupRate, res.Start, res.HTML = c.seed, c.dupRate, c.urlDupRate, c.start, c.html
+	res.WarmupSeconds = c.warmup.Seconds()
+	return res
+}
+
 // preparePool encodes the bodies and queries of w before the timed phase, as many as
 // poolSize says, showing a progress bar.
-func (c *benchServiceCmd) preparePool(e *env, w *loadWorkload) error {
-	nDocs, nQueries := c.poolSize(w.ops)
+func (c *benchServiceCmd) preparePool(e *env, w *bench.Workload, ops []bench.Op) error {
+	nDocs, nQueries := c.poolSize(ops)
 	var made atomic.Int64
 	bar := newCountProgress(e.stderr, c.output.showProgress(e), int64(nDocs+nQueries), made.Load, func() string { return "preparing" })
 	defer bar.done()
-	var err error
-	w.bodies, err = prepare(nDocs, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) ([]byte, []byte, error) {
-		b, text := w.docs.appendJSON(nil, s, c.start+k, text)
-		return b, text, nil
-	})
-	if err == nil && nQueries > 0 {
-		var f *neardup.Fingerprinter
-		if f, err = neardup.NewFingerprinter(neardup.Options{}); err == nil {
-			w.asked, err = prepare(nQueries, w.docs.corpus, &made, func(s *synthCorpus, k int, text []byte) (neardup.Query, []byte, error) {
-				return w.docs.query(s, f, c.start+k, text)
-			})
-			w.queries = make([][]byte, len(w.asked))
-			for i, q := range w.asked {
-				w.queries[i] = queryBody(q)
-			}
-		}
-	}
-	return err
+	return w.Prepare(nDocs, nQueries, &made)
 }
 
 // runLoad is a measuring run.
-func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *loadTarget, docs *loadDocs) error {
-	w := &loadWorkload{target: target, docs: docs, ops: loadOps(c.mode), start: c.start, batch: c.batch}
+func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *bench.Target, docs *bench.Docs) error {
+	ops := bench.ParseMode(c.mode)
+	w := bench.NewWorkload(bench.WorkloadConfig{Target: target, Docs: docs, Ops: ops, Start: c.start, Batch: c.batch, Clients: c.clients})
 	show := c.output.showProgress(e)
-	if err := c.preparePool(e, w); err != nil {
+	if err := c.preparePool(e, w, ops); err != nil {
 		return err
 	}
 	if c.batcher {
-		if err := w.useBatcher(c.token, c.inFlight); err != nil {
+		if err := w.UseBatcher(c.token, c.inFlight); err != nil {
 			return err
 		}
 	}
-
-	clients := make([]*loadClient, c.clients)
-	for i := range clients {
-		clients[i] = &loadClient{w: w, corpus: docs.corpus.clone()}
-	}
-	phase := loadPhase{duration: c.duration, requests: int64(c.requests), rate: c.rate}
-	phaseBar := func(name string, p loadPhase) *progress {
-		w.sent.Store(0)
-		w.failed.Store(0)
+	phaseBar := func(name string, p bench.Phase) *progress {
+		w.ResetLive()
 		t0 := time.Now()
-		total, done := p.requests, w.sent.Load
+		total, done := p.Requests, w.Sent
 		if total == 0 {
-			total, done = p.duration.Milliseconds(), func() int64 { return time.Since(t0).Milliseconds() }
+			total, done = p.Duration.Milliseconds(), func() int64 { return time.Since(t0).Milliseconds() }
 		}
 		return newCountProgress(e.stderr, show, total, done, func() string {
-			n := w.sent.Load()
-			return fmt.Sprintf("%-7s %d requests (%.0f/s), %d errors", name, n, float64(n)/max(time.Since(t0).Seconds(), 1e-3), w.failed.Load())
+			n := w.Sent()
+			return fmt.Sprintf("%-7s %d requests (%.0f/s), %d errors", name, n, float64(n)/max(time.Since(t0).Seconds(), 1e-3), w.Failed())
 		})
 	}
 	if c.warmup > 0 {
-		wp := loadPhase{duration: c.warmup, rate: c.rate}
+		wp := bench.Phase{Duration: c.warmup, Rate: c.rate}
 		bar := phaseBar("warmup", wp)
-		w.run(ctx, clients, wp)
+		w.Warmup(ctx, wp)
 		bar.done()
 	}
-	firstDoc := w.docSeq.Load()
-	w.encoded.Store(0)
-	w.target.httpRequests.Store(0)
+	phase := bench.Phase{Duration: c.duration, Requests: int64(c.requests), Rate: c.rate}
 	user0, sys0, cpuOK := cpuTime()
 	bar := phaseBar("measure", phase)
-	elapsed := w.run(ctx, clients, phase)
+	res := c.result(w.Measure(ctx, phase))
 	bar.done()
 	user1, sys1, _ := cpuTime()
-
-	stats := newLoadStats()
-	for _, cl := range clients {
-		stats.merge(&cl.stats)
-	}
-	res := c.result(stats, elapsed)
-	res.FirstDoc = c.start + int(firstDoc)
-	res.NextStart = c.start + int(w.docSeq.Load())
-	res.Prepared = len(w.bodies) + len(w.queries)
-	res.EncodedInRun = w.encoded.Load()
 	if c.batcher {
 		res.InFlight = c.inFlight
-		res.HTTPRequests = w.target.httpRequests.Load()
 	}
 	if cpuOK {
 		res.CPUUserSeconds, res.CPUSysSeconds = (user1 - user0).Seconds(), (sys1 - sys0).Seconds()
 	}
-	if ctx.Err() != nil {
-		res.Interrupted = true
-	}
+	res.Interrupted = ctx.Err() != nil
+	return c.report(e, res, cpuOK)
+}
+
+// report writes the report of a measuring run, and with --json its JSON.
+func (c *benchServiceCmd) report(e *env, res bench.ServiceResult, cpuOK bool) error {
 	report := e.stdout
 	if c.json {
 		report = e.stderr
 	}
-	if err := writeLoadReport(report, res, cpuOK); err != nil {
+	if err := bench.WriteServiceReport(report, res, cpuOK); err != nil {
 		return fmt.Errorf("writing output: %w", err)
 	}
 	if c.json {

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 )
 
 // fakeService implements the five endpoints bench service sends to, plus /readyz, with
@@ -190,13 +192,13 @@ func (rq *fakeRequest) respond(body []byte) {
 	}
 }
 
-func runService(t *testing.T, addr string, args ...string) (benchServiceResult, string) {
+func runService(t *testing.T, addr string, args ...string) (bench.ServiceResult, string) {
 	t.Helper()
 	stdout, stderr, code := run(t, "", append([]string{"bench", "service", "--addr", addr, "--warmup", "0", "--json"}, args...)...)
 	if code != ExitOK {
 		t.Fatalf("%q: exit code %d: %s", args, code, stderr)
 	}
-	var res benchServiceResult
+	var res bench.ServiceResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%q: %v: %q", args, err, stdout)
 	}
@@ -401,7 +403,7 @@ func TestBenchServicePreload(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit code %d: %s", code, stderr)
 	}
-	var res benchPreloadResult
+	var res bench.PreloadResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// latencySummary is the latency of one kind of request, in milliseconds.
-type latencySummary struct {
+// LatencySummary is the latency of one kind of request, in milliseconds.
+type LatencySummary struct {
 	Requests int64   `json:"requests"` // 2xx responses measured
 	P50      float64 `json:"p50_ms"`
 	P90      float64 `json:"p90_ms"`
@@ -21,8 +21,8 @@ type latencySummary struct {
 	Mean     float64 `json:"mean_ms"`
 }
 
-// benchServiceResult is the JSON report of a measuring run of bench service.
-type benchServiceResult struct {
+// ServiceResult is the JSON report of a measuring run of bench service.
+type ServiceResult struct {
 	Mode       string   `json:"mode"`
 	Addr       string   `json:"addr"`
 	Clients    int      `json:"clients"`
@@ -47,7 +47,7 @@ type benchServiceResult struct {
 	RequestsPerSecond float64                   `json:"requests_per_second"`
 	DocsPerSecond     float64                   `json:"docs_per_second"`
 	QueriesPerSecond  float64                   `json:"queries_per_second"`
-	Latency           map[string]latencySummary `json:"latency"` // by kind: add, check, query
+	Latency           map[string]LatencySummary `json:"latency"` // by kind: add, check, query
 	Verdicts          map[string]int64          `json:"verdicts"`
 	Added             int64                     `json:"added"`
 	ItemErrors        map[string]int64          `json:"item_errors"` // batch results with an error, by code
@@ -65,13 +65,12 @@ type benchServiceResult struct {
 	HTTPRequests int64 `json:"http_requests,omitempty"`
 }
 
-func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServiceResult {
-	res := benchServiceResult{
-		Mode: c.mode, Addr: c.addr, Clients: c.clients, Rate: c.rate, Batch: c.batch, Size: c.size,
-		Seed: c.seed, DupRate: c.dupRate, URLDupRate: c.urlDupRate, Start: c.start, HTML: c.html,
-		WarmupSeconds: c.warmup.Seconds(), Seconds: elapsed.Seconds(),
-		Errors: s.errors(), Status: map[string]int64{}, TransportErrors: s.transport,
-		Latency: map[string]latencySummary{}, Verdicts: s.verdicts, Added: s.added, ItemErrors: s.itemErrors,
+// result returns the measured fields of a run's report, elapsed its measured time.
+func (s *loadStats) result(elapsed time.Duration) ServiceResult {
+	res := ServiceResult{
+		Seconds: elapsed.Seconds(),
+		Errors:  s.errors(), Status: map[string]int64{}, TransportErrors: s.transport,
+		Latency: map[string]LatencySummary{}, Verdicts: s.verdicts, Added: s.added, ItemErrors: s.itemErrors,
 		QueriesMatched: s.matched, Matches: s.matches,
 	}
 	for code, n := range s.status {
@@ -84,12 +83,12 @@ func (c *benchServiceCmd) result(s loadStats, elapsed time.Duration) benchServic
 			continue
 		}
 		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-		res.Latency[opNames[op]] = latencySummary{Requests: int64(h.n),
+		res.Latency[opNames[op]] = LatencySummary{Requests: int64(h.n),
 			P50: ms(h.quantile(0.5)), P90: ms(h.quantile(0.9)), P99: ms(h.quantile(0.99)),
 			P999: ms(h.quantile(0.999)), Max: ms(h.max), Mean: ms(h.mean())}
 	}
-	res.Docs = s.items[opAdd] + s.items[opCheck]
-	res.Queries = s.items[opQuery]
+	res.Docs = s.items[OpAdd] + s.items[OpCheck]
+	res.Queries = s.items[OpQuery]
 	if secs := elapsed.Seconds(); secs > 0 {
 		res.RequestsPerSecond = float64(res.Requests) / secs
 		res.DocsPerSecond = float64(res.Docs) / secs
@@ -115,8 +114,9 @@ func sortedCounts[V int64 | int](m map[string]V, sep string) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeLoadReport writes the human-readable report of a measuring run.
-func writeLoadReport(w io.Writer, r benchServiceResult, cpuOK bool) error {
+// WriteServiceReport writes the human-readable report of a measuring run to w, as a
+// table; cpuOK says whether the CPU times in r were measured.
+func WriteServiceReport(w io.Writer, r ServiceResult, cpuOK bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	loop := "closed loop"
 	if r.Rate > 0 {
