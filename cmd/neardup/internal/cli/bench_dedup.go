@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cmd/neardup/internal/bench"
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/internal/atomicfile"
 )
 
 var benchDedupCommand = &command{
@@ -103,7 +104,7 @@ func (c *benchDedupCmd) run(e *env, args []string) error {
 
 // writeJSONL writes the workload to --jsonl instead of running it.
 func (c *benchDedupCmd) writeJSONL(s *bench.Corpus) error {
-	return writeFile(c.jsonl, func(w io.Writer) error { return bench.WriteCorpusJSONL(w, s, c.docs) })
+	return atomicfile.Write(c.jsonl, func(w io.Writer) error { return bench.WriteCorpusJSONL(w, s, c.docs) })
 }
 
 // measure runs dedup on the workload and returns what it took and found.

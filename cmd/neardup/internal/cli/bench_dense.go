@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/bench"
+	"github.com/neardup/neardup/internal/atomicfile"
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
@@ -68,14 +69,14 @@ func (c *benchDenseCmd) run(e *env, args []string) error {
 		return err
 	}
 	docs, pairs := evaldata.DenseCloud(c.seed, c.docs, c.minSim)
-	err := writeFile(filepath.Join(c.out, "dense.jsonl"), func(w io.Writer) error {
+	err := atomicfile.Write(filepath.Join(c.out, "dense.jsonl"), func(w io.Writer) error {
 		return bench.WriteDenseDocs(w, docs)
 	})
 	if err != nil {
 		return err
 	}
 	var bands bench.DenseBands
-	err = writeFile(filepath.Join(c.out, "labels.tsv"), func(w io.Writer) (err error) {
+	err = atomicfile.Write(filepath.Join(c.out, "labels.tsv"), func(w io.Writer) (err error) {
 		bands, err = bench.WriteDenseLabels(w, pairs)
 		return err
 	})

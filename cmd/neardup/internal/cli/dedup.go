@@ -424,33 +424,6 @@ func (s *stdinSpool) remove() {
 	}
 }
 
-// writeFile writes path through fn, atomically: a temporary file in the same directory,
-// synced and renamed over path.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	err = fn(f)
-	if err == nil {
-		err = f.Chmod(0o644) // as os.Create would have made it, not CreateTemp's 0600
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
 // humanBytes formats n as "12.3 MB".
 func humanBytes(n int64) string { return procstat.Bytes(n) }
 
