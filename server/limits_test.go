@@ -194,11 +194,27 @@ func TestMaxConns(t *testing.T) {
 	const max = 8
 	const headerTimeout = 10 * time.Second
 	_, addr := serveOn(t, Config{MaxConns: max, ReadHeaderTimeout: headerTimeout})
-	idle := fillMaxConns(t, addr, max, headerTimeout)
+	// Both checks hold only while the idle connections keep their slots, for
+	// ReadHeaderTimeout after they are accepted; on a starved machine that can pass
+	// before the reserve is checked, and the whole attempt is made again.
+	var idle []net.Conn
+	for attempt := 1; ; attempt++ {
+		var since time.Time
+		idle, since = fillMaxConns(t, addr, max, headerTimeout)
+		if fillReserve(t, addr, since.Add(headerTimeout)) {
+			break
+		}
+		for _, c := range idle {
+			c.Close()
+		}
+		if attempt == 3 {
+			t.Fatalf("3 attempts to fill MaxConns and the reserve within %v: the machine is too slow for this test", headerTimeout)
+		}
+		time.Sleep(reserveLife + 200*time.Millisecond) // the server sees the closes
+	}
 	for _, c := range idle {
 		defer c.Close()
 	}
-	fillReserve(t, addr)
 	// Idle connections in the reserve are dropped within reserveLife, and the reserve
 	// serves the probes again well before ReadHeaderTimeout frees the others.
 	time.Sleep(reserveLife + 200*time.Millisecond)
@@ -229,8 +245,8 @@ func TestMaxConns(t *testing.T) {
 
 // fillMaxConns opens max idle connections to the server at addr and checks that the
 // probes are still served, on the reserve, and that the API is not; it returns the idle
-// connections.
-func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duration) []net.Conn {
+// connections and when they were opened.
+func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duration) ([]net.Conn, time.Time) {
 	t.Helper()
 	// The idle connections hold their slots for ReadHeaderTimeout after they are
 	// accepted, so the checks below prove something only when they end within it of the
@@ -259,7 +275,7 @@ func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duratio
 				t.Error(f)
 			}
 			wantError(t, "GET /v1/stats on a reserve connection", code, body, 503, "too_many_connections")
-			break
+			return idle, start
 		}
 		for _, c := range idle {
 			c.Close()
@@ -269,12 +285,13 @@ func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duratio
 		}
 		time.Sleep(time.Second) // the server sees the closes
 	}
-	return idle
 }
 
 // fillReserve opens connReserve more idle connections to the server at addr, whose
-// MaxConns idle connections are open, and checks that a request past them is refused.
-func fillReserve(t *testing.T, addr string) {
+// MaxConns idle connections are open until idleUntil, and checks that a request past
+// them is refused. It reports false, having checked nothing, when idleUntil passed
+// before the answer came.
+func fillReserve(t *testing.T, addr string, idleUntil time.Time) bool {
 	t.Helper()
 	// A reserve connection is dropped reserveLife after it is accepted, so the answer
 	// past the reserve proves something only when it comes within reserveLife of the
@@ -291,12 +308,18 @@ func fillReserve(t *testing.T, addr string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 		code, body := get(t, addr, "/healthz")
+		if time.Now().After(idleUntil) {
+			for _, c := range reserve {
+				c.Close()
+			}
+			return false
+		}
 		if time.Since(start) < reserveLife {
 			wantError(t, "past the reserve", code, body, 503, "too_many_connections")
 			for _, c := range reserve {
 				t.Cleanup(func() { c.Close() }) // left idle: the server must drop them itself
 			}
-			break
+			return true
 		}
 		for _, c := range reserve {
 			c.Close()
