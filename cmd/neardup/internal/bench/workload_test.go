@@ -41,7 +41,10 @@ func TestWorkloadService(t *testing.T) {
 	if err := target.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	docs := SyntheticDocs(NewCorpus(1, 400, 3, 0.2), 0.25)
+	// No URL duplicates, so that every preloaded document is stored under a URL of its
+	// own and each query's own document is there to find: with them, which documents
+	// stand depended on the sample text the corpus is generated from.
+	docs := SyntheticDocs(NewCorpus(1, 400, 3, 0.2), 0)
 	var acked atomic.Int64
 	pre := Preload(ctx, target, docs, PreloadConfig{Start: 0, N: 120, Batch: 25, Clients: 3}, &acked)
 	if pre.Docs != 120 || pre.NextStart != 120 || acked.Load() != 120 || pre.Errors != 0 || sumCounts(pre.Verdicts) != 120 {
