@@ -17,7 +17,7 @@ func BenchmarkScrapyCrawl(b *testing.B) {
 	scrapy := testtool.Path(b, "scrapy")
 	bin := buildNeardup(b)
 	site := testsite.New(1, 200)
-	siteURL, _ := startSite(b, site)
+	siteURL, _ := testsite.Serve(b, site)
 	for _, withNeardup := range []bool{false, true} {
 		name := "plain"
 		if withNeardup {

@@ -3,14 +3,12 @@ package python
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -44,7 +42,7 @@ func TestScrapyCrawl(t *testing.T) {
 	scrapy := testtool.Path(t, "scrapy")
 	base := startServe(t, buildNeardup(t))
 	site := testsite.New(1, 200)
-	siteURL, serve := startSite(t, site)
+	siteURL, serve := testsite.Serve(t, site)
 
 	c1 := runCrawl(t, scrapy, siteURL, base, true)
 	checkKept(t, site, c1.items, site.Groups())
@@ -248,26 +246,6 @@ func startServe(t testing.TB, bin string) string {
 			t.Fatalf("neardup serve at %s is not ready after a minute: %v\n%s", addr, err, logs.String())
 		}
 	}
-}
-
-// startSite serves site on a loopback port and returns its URL with the host
-// "localhost" (see package testsite), and a function that serves another site in its
-// place at the same URL.
-func startSite(t testing.TB, site *testsite.Site) (string, func(*testsite.Site)) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var current atomic.Pointer[testsite.Site]
-	current.Store(site)
-	srv := &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return fmt.Sprintf("http://localhost:%d/", l.Addr().(*net.TCPAddr).Port), current.Store
 }
 
 // serviceDocuments returns the service's stored document count (GET /v1/stats).

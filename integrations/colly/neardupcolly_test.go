@@ -2,15 +2,11 @@ package neardupcolly_test
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gocolly/colly/v2"
 
@@ -32,7 +28,7 @@ import (
 func TestCrawl(t *testing.T) {
 	cl := startService(t)
 	site := testsite.New(1, 200)
-	siteURL, serve := startSite(t, site)
+	siteURL, serve := testsite.Serve(t, site)
 
 	kept, st := crawl(t, cl, nil, siteURL)
 	checkKept(t, site, kept, site.Groups())
@@ -146,23 +142,4 @@ func startService(t *testing.T) *client.Client {
 		t.Fatal(err)
 	}
 	return cl
-}
-
-// startSite serves site on a loopback port as http://localhost:PORT/ (package testsite
-// says why not 127.0.0.1), and returns a function that serves another site in its place.
-func startSite(t *testing.T, site *testsite.Site) (string, func(*testsite.Site)) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var current atomic.Pointer[testsite.Site]
-	current.Store(site)
-	hs := &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	go hs.Serve(l)
-	t.Cleanup(func() { hs.Close() })
-	return fmt.Sprintf("http://localhost:%d/", l.Addr().(*net.TCPAddr).Port), current.Store
 }

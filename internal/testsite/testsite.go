@@ -21,11 +21,15 @@ import (
 	"html"
 	"maps"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
 )
 
 // Site is a generated website. Its pages are fixed at New; ServeHTTP is safe for
@@ -228,4 +232,24 @@ func (s *Site) article(w http.ResponseWriter, n int, print bool) {
 		fmt.Fprint(w, `<footer>Printed from the generated news site. All rights reserved.</footer>`)
 	}
 	fmt.Fprint(w, `</body></html>`)
+}
+
+// Serve serves site on a loopback port for the test's lifetime and returns its URL with
+// the host "localhost" (see the package doc), and a function that serves another site
+// in its place at the same URL, as a recrawl of a grown site needs.
+func Serve(t testing.TB, site *Site) (string, func(*Site)) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var current atomic.Pointer[Site]
+	current.Store(site)
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return fmt.Sprintf("http://localhost:%d/", l.Addr().(*net.TCPAddr).Port), current.Store
 }
