@@ -202,6 +202,9 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		n := l.open.Add(1)
+		if n <= l.max+connReserve {
+			l.met.openConns.Inc()
+		}
 		if n <= l.max {
 			return &limitedConn{Conn: c, l: l}, nil
 		}
@@ -268,6 +271,7 @@ func (c *limitedConn) SetDeadline(t time.Time) error {
 func (c *limitedConn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
 		c.l.open.Add(-1)
+		c.l.met.openConns.Dec()
 	}
 	return c.Conn.Close()
 }

@@ -201,6 +201,9 @@ func TestMaxConns(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		var since time.Time
 		idle, since = fillMaxConns(t, addr, max, headerTimeout)
+		// The probes fillMaxConns sent must be seen closed first, or the reserve's
+		// connections would be counted against them and refused.
+		waitOpen(t, addr, max)
 		if fillReserve(t, addr, since.Add(headerTimeout)) {
 			break
 		}
@@ -210,14 +213,14 @@ func TestMaxConns(t *testing.T) {
 		if attempt == 3 {
 			t.Fatalf("3 attempts to fill MaxConns and the reserve within %v: the machine is too slow for this test", headerTimeout)
 		}
-		time.Sleep(reserveLife + 200*time.Millisecond) // the server sees the closes
+		waitOpen(t, addr, 0)
 	}
 	for _, c := range idle {
 		defer c.Close()
 	}
 	// Idle connections in the reserve are dropped within reserveLife, and the reserve
 	// serves the probes again well before ReadHeaderTimeout frees the others.
-	time.Sleep(reserveLife + 200*time.Millisecond)
+	waitOpen(t, addr, max)
 	if code, body := get(t, addr, "/healthz"); code != 200 {
 		t.Errorf("GET /healthz once the idle reserve connections are dropped: %d %s", code, body)
 	}
@@ -283,7 +286,27 @@ func fillMaxConns(t *testing.T, addr string, max int, headerTimeout time.Duratio
 		if attempt == 5 {
 			t.Fatalf("5 attempts to fill MaxConns and check the reserve each took over %v: the machine is too slow for this test", headerTimeout)
 		}
-		time.Sleep(time.Second) // the server sees the closes
+		waitOpen(t, addr, 0)
+	}
+}
+
+// waitOpen waits until the server at addr counts want connections open besides the one
+// that asks, and fails the test if it does not within 15 s: a client's close reaches the
+// server's count only when the server next reads the connection.
+func waitOpen(t *testing.T, addr string, want int) {
+	t.Helper()
+	line := fmt.Sprintf("\nneardup_http_open_connections %d\n", want+1)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, body := get(t, addr, "/metrics")
+		if code == 200 && bytes.Contains(body, []byte(line)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			i := bytes.Index(body, []byte("\nneardup_http_open_connections "))
+			t.Fatalf("the server does not come to %d open connections: /metrics %d %.60s", want, code, body[max(i, 0):])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -327,7 +350,7 @@ func fillReserve(t *testing.T, addr string, idleUntil time.Time) bool {
 		if attempt == 5 {
 			t.Fatalf("5 attempts to fill the reserve each took over %v: the machine is too slow for this test", reserveLife)
 		}
-		time.Sleep(reserveLife + 200*time.Millisecond) // the reserve drains
+		waitOpen(t, addr, 0)
 	}
 }
 

@@ -19,6 +19,7 @@ type metrics struct {
 	// refusedConns counts connections answered 503 and closed past MaxConns and the
 	// health checks' reserve.
 	refusedConns prometheus.Counter
+	openConns    prometheus.Gauge // connections counted against MaxConns and the reserve
 	handler      http.Handler
 }
 
@@ -50,8 +51,12 @@ func newMetrics(documents func() float64) *metrics {
 			Name: "neardup_http_refused_connections_total",
 			Help: "Connections answered 503 and closed because --max-conns connections and the health checks' reserve were open.",
 		}),
+		openConns: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_http_open_connections",
+			Help: "Connections open, counted against --max-conns and past it the health checks' reserve.",
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.verdicts, m.inFlight, m.rejected, m.refusedConns,
+	m.reg.MustRegister(m.requests, m.latency, m.verdicts, m.inFlight, m.rejected, m.refusedConns, m.openConns,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "neardup_index_documents",
 			Help: "Documents in the index (0 until it is loaded).",
