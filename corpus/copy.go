@@ -11,10 +11,45 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// CopyOptions say which records Copy writes and how. The zero value writes every
+// record, unchanged.
+type CopyOptions struct {
+	// Keep says whether the document with this id is written; nil keeps all. It is
+	// called once per document, in input order, from the goroutine that calls Copy.
+	Keep func(id string) bool
+	// Removed, when not "", is a directory that receives the documents Keep refuses, in
+	// the same layout and formats as outDir, so that the kept and the removed records
+	// together are the input, record for record. It must not be outDir.
+	Removed string
+	// Annotate, when set, makes Copy write every document, annotated with what it
+	// returns for the document's id (see Annotation for where the annotation goes); Keep
+	// and Removed are then ignored. It is called once per document, in input order.
+	Annotate func(id string) Annotation
+}
+
+// Annotation is what a deduplication decided about one document, as Copy writes it
+// under CopyOptions.Annotate: fields added to a JSONL record, or a line of the sidecar
+// file annotations.jsonl for a WARC file or a directory.
+type Annotation struct {
+	// Cluster is the id of the document's cluster, as clusters.jsonl numbers them; it is
+	// meaningful only when HasCluster is set.
+	Cluster int64
+	// HasCluster is false for a document that has no duplicate (dup_cluster null).
+	HasCluster bool
+	// Kept is true for a document that is kept: its cluster's representative, or unique.
+	Kept bool
+	// Method is how the document compares with its cluster's representative: "exact",
+	// "simhash" or "minhash"; "" for a kept document.
+	Method string
+	// Score is the document's "similarity" (minhash) or "distance" (simhash) against the
+	// representative, as clusters.jsonl gives it; 0 for "exact" and for a kept document.
+	Score float64
+}
+
 // Copy is the second pass of a deduplication: it reads paths with opt exactly as Open and
 // Next do, so it sees the same records with the same ids and the same bad records (passed
-// to opt.OnError again), and writes every document whose id keep accepts (nil keeps
-// all) to outDir, unchanged and in order, in its input's own format:
+// to opt.OnError again), and writes every document that c.Keep accepts to outDir,
+// unchanged and in order, in its input's own format:
 //
 //   - JSONL: the record's line as it was, in outDir/BASE (BASE the input's file name),
 //     compressed as the input was (gzip, zstd or not).
@@ -24,11 +59,18 @@ import (
 //     warcinfo records are kept too; other records that are not documents are not.
 //   - Dir: the file, as stored, at the same path relative to outDir as to its directory.
 //
+// With c.Removed, the documents c.Keep refuses go to that directory likewise; with
+// c.Annotate, every document is written, annotated (see CopyOptions).
+//
 // Bad records are never written. Copy creates outDir if needed and writes only new files:
 // a file that exists (or two inputs with the same file name) is an error. Every input
 // file gets its output file, even if nothing in it is kept. The Stats are those of the
-// reading, with Kept the documents written.
-func Copy(paths []string, opt Options, outDir string, keep func(id string) bool) (Stats, error) {
+// reading, with Kept the documents written to outDir.
+func Copy(paths []string, opt Options, outDir string, c CopyOptions) (Stats, error) {
+	if c.Removed != "" || c.Annotate != nil {
+		return Stats{}, errors.New("corpus: CopyOptions.Removed and Annotate are not implemented yet")
+	}
+	keep := c.Keep
 	r, err := Open(paths, opt)
 	if err != nil {
 		return Stats{}, err

@@ -82,7 +82,7 @@
 //	}
 //	st := r.Stats() // Records, Bad, Skipped; Bytes of Total for progress
 //	...
-//	_, err = corpus.Copy(paths, opt, "deduped/", func(id string) bool { return keep[id] })
+//	_, err = corpus.Copy(paths, opt, "deduped/", corpus.CopyOptions{Keep: func(id string) bool { return keep[id] }})
 //
 // # Limits
 //

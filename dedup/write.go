@@ -132,7 +132,7 @@ func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest
 			}
 		}
 		var cst corpus.Stats
-		cst, copyErr = corpus.Copy(opt.Inputs, copt, filepath.Join(d.tmp, DirCorpus), func(id string) bool { return !dropped[opt.name(id)] })
+		cst, copyErr = corpus.Copy(opt.Inputs, copt, filepath.Join(d.tmp, DirCorpus), corpus.CopyOptions{Keep: func(id string) bool { return !dropped[opt.name(id)] }})
 		sum.CorpusKept = cst.Kept
 	}
 	tr := <-textsDone
