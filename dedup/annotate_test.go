@@ -165,9 +165,16 @@ func TestDirWriteRemoved(t *testing.T) {
 	if got := ids(filepath.Join(out, DirCorpus, "in.jsonl")); !slices.Equal(got, strings.Fields(string(keep))) {
 		t.Errorf("corpus/in.jsonl has %d records, keep.txt %d", len(got), len(strings.Fields(string(keep))))
 	}
-	if err := CheckDir(removed, false); !errors.Is(err, ErrDirNotEmpty) {
-		t.Errorf("CheckDir of the removed records: %v", err)
+	d, err := CreateDir(filepath.Join(dir, "o2"), false)
+	if err != nil {
+		t.Fatal(err)
 	}
+	for path, want := range map[string]error{removed: ErrDirNotEmpty, filepath.Join(dir, "o2", "x"): ErrOptions, filepath.Join(dir, "new"): nil} {
+		if err := d.CheckRemoved(path, false); !errors.Is(err, want) {
+			t.Errorf("CheckRemoved(%s): %v, want %v", path, err, want)
+		}
+	}
+	d.Abandon()
 	for name, opt := range map[string]DirOptions{
 		"not empty": {Inputs: []string{input}, Removed: removed},
 		"inside":    {Inputs: []string{input}, Removed: filepath.Join(dir, "o2", "removed")},

@@ -139,15 +139,6 @@ func CreateDir(path string, force bool) (*Dir, error) {
 	return d, nil
 }
 
-// CheckDir reports whether path can receive an output directory, as CreateDir and
-// DirOptions.Removed check it: absent, an empty directory, or with force any directory.
-// The errors wrap ErrNotDir or ErrDirNotEmpty. It creates nothing, so a caller can check
-// DirOptions.Removed before a long run.
-func CheckDir(path string, force bool) error {
-	_, err := checkOut(filepath.Clean(path), force)
-	return err
-}
-
 // stage checks path and makes the temporary directory beside it that is renamed to path
 // at the end.
 func stage(path string, force bool) (*Dir, error) {

@@ -111,15 +111,27 @@ func (d *Dir) stageRemoved(opt *DirOptions) (*Dir, error) {
 	if opt.NoCorpus || opt.Annotate || len(opt.Inputs) == 0 {
 		return nil, fmt.Errorf("%w: DirOptions.Removed needs Inputs, and neither NoCorpus nor Annotate", ErrOptions)
 	}
-	out, err1 := filepath.Abs(d.dir)
-	rm, err2 := filepath.Abs(opt.Removed)
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("dedup: %w", err)
-	}
-	if within(rm, out) || within(out, rm) {
-		return nil, fmt.Errorf("%w: the removed records' directory %s and the output directory %s may not hold one another; give them separate places", ErrOptions, opt.Removed, d.dir)
+	if err := d.CheckRemoved(opt.Removed, opt.Force); err != nil {
+		return nil, err
 	}
 	return stage(opt.Removed, opt.Force)
+}
+
+// CheckRemoved reports whether path can be the DirOptions.Removed of d's Write, as Write
+// checks it: absent, an empty directory, or with force any directory (the errors wrap
+// ErrNotDir or ErrDirNotEmpty), and neither inside d's directory nor holding it. It
+// creates nothing, so that a caller can check before a long run.
+func (d *Dir) CheckRemoved(path string, force bool) error {
+	out, err1 := filepath.Abs(d.dir)
+	rm, err2 := filepath.Abs(path)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	if within(rm, out) || within(out, rm) {
+		return fmt.Errorf("%w: the removed records' directory %s and the output directory %s may not hold one another; give them separate places", ErrOptions, path, d.dir)
+	}
+	_, err := checkOut(filepath.Clean(path), force)
+	return err
 }
 
 // within reports whether path is dir or inside it; both are absolute and clean.
