@@ -30,7 +30,7 @@ type CopyOptions struct {
 
 // Annotation is what a deduplication decided about one document, as Copy writes it
 // under CopyOptions.Annotate: fields added to a JSONL record, or a line of the sidecar
-// file annotations.jsonl for a WARC file or a directory.
+// file BASE.annotations.jsonl of a WARC file or a directory (see Copy).
 type Annotation struct {
 	// Cluster is the id of the document's cluster, as clusters.jsonl numbers them; it is
 	// meaningful only when HasCluster is set.
@@ -43,7 +43,8 @@ type Annotation struct {
 	// "simhash" or "minhash"; "" for a kept document.
 	Method string
 	// Score is the document's "similarity" (minhash) or "distance" (simhash) against the
-	// representative, as clusters.jsonl gives it; 0 for "exact" and for a kept document.
+	// representative, as clusters.jsonl gives it; 0 for "exact" and for a kept document
+	// (written as null for both).
 	Score float64
 }
 
