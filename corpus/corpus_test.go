@@ -133,7 +133,7 @@ func TestJSONLCompressedAndCopy(t *testing.T) {
 			for i, p := range pages {
 				keep[p.ID] = i%3 == 0
 			}
-			st, err := corpus.Copy([]string{in}, corpus.Options{}, out, func(id string) bool { return keep[id] })
+			st, err := corpus.Copy([]string{in}, corpus.Options{}, out, corpus.CopyOptions{Keep: func(id string) bool { return keep[id] }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestDir(t *testing.T) {
 		t.Errorf("bad %v, Stats %+v; want e.txt ErrUTF8, g.html ErrTooLarge, one skipped", bad, st)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := corpus.Copy([]string{dir}, corpus.Options{MaxRecordBytes: 1000}, out, func(id string) bool { return id != "a.txt" }); err != nil {
+	if _, err := corpus.Copy([]string{dir}, corpus.Options{MaxRecordBytes: 1000}, out, corpus.CopyOptions{Keep: func(id string) bool { return id != "a.txt" }}); err != nil {
 		t.Fatal(err)
 	}
 	back, _, _ := readAll(t, []string{out}, corpus.Options{})

@@ -48,7 +48,7 @@ not JSON
 
 	// The second pass: the kept records, unchanged, in out/docs.jsonl.
 	out := filepath.Join(dir, "out")
-	st, err = corpus.Copy([]string{in}, corpus.Options{URLField: "meta.url"}, out, func(id string) bool { return id != "b" })
+	st, err = corpus.Copy([]string{in}, corpus.Options{URLField: "meta.url"}, out, corpus.CopyOptions{Keep: func(id string) bool { return id != "b" }})
 	fmt.Println(st.Kept, "kept", err)
 	// Output:
 	// a "first" "" "https://example.com/a"

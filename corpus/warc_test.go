@@ -44,7 +44,7 @@ func TestWARCAEB(t *testing.T) {
 				}
 			}
 			out := filepath.Join(dir, "out")
-			st, err := corpus.Copy([]string{in}, corpus.Options{}, out, func(id string) bool { return id[len(id)-1] < '8' })
+			st, err := corpus.Copy([]string{in}, corpus.Options{}, out, corpus.CopyOptions{Keep: func(id string) bool { return id[len(id)-1] < '8' }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestWARCWholeGzip(t *testing.T) {
 		t.Fatalf("%v, %v", recs, bad)
 	}
 	out := filepath.Join(dir, "out")
-	if _, err := corpus.Copy([]string{in}, corpus.Options{}, out, func(id string) bool { return id != "urn:uuid:1" }); err != nil {
+	if _, err := corpus.Copy([]string{in}, corpus.Options{}, out, corpus.CopyOptions{Keep: func(id string) bool { return id != "urn:uuid:1" }}); err != nil {
 		t.Fatal(err)
 	}
 	back, bad, _ := readAll(t, []string{filepath.Join(out, "whole.warc.gz")}, corpus.Options{})
