@@ -103,6 +103,7 @@ type dedupCmd struct {
 	noCorpus, force, containment            bool
 	text                                    textFlags
 	output                                  outputFlags
+	shard                                   shardFlags
 }
 
 func (c *dedupCmd) define(fs *flag.FlagSet) {
@@ -127,6 +128,7 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
 	c.output.define(fs)
 	fs.BoolVar(&c.noCorpus, "no-corpus", false, "do not write the deduplicated corpus, only the lists and the report (default false)")
+	c.shard.define(fs)
 }
 
 // keepPolicy reads --keep.
@@ -148,6 +150,9 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	opt, copt, err := c.options(args)
 	if err != nil {
 		return err
+	}
+	if c.shard.shard != "" || c.shard.redis.url != "" {
+		return c.runShard(e, args, opt, copt)
 	}
 	out, err := dedup.CreateDir(c.out, c.force)
 	switch {
@@ -302,7 +307,7 @@ func (c *dedupCmd) printSummary(e *env, sum *dedup.DirSummary, res *dedup.Result
 // goroutine (bad records) and by the fingerprinting loop (pages over the extraction
 // limits) of dedup.Run: one lock for both.
 type badRecords struct {
-	out      *dedup.Dir
+	out      interface{ Bad(dedup.BadRecord) error } // a *dedup.Dir, or a shard's list
 	stderr   io.Writer
 	names    func(string) string
 	fail     bool
