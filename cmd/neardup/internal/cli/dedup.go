@@ -72,6 +72,12 @@ bad.jsonl with its file and line or offset (the first ten on standard error too)
 skipped (--on-error skip, the default; summary.json counts them), or ends the run
 (--on-error fail, exit code 1).
 
+One corpus can be deduplicated by several processes, on several machines: give each the
+same full, ordered list of INPUTs with --shard I/N (it reads the inputs k with k mod N =
+I), one --run NAME and one Redis Cluster (--redis), where the shards share their index;
+each writes its part into its own --out, and 'neardup dedup merge' joins the parts into
+what one process would have written (methods all, minhash and exact).
+
 The results are written into a hidden directory beside --out and renamed into place at
 the end, so --out never mixes two runs and a failed run leaves no partial output. A run
 that reads no document (empty inputs, or every record bad) writes nothing and exits 1,

@@ -33,8 +33,13 @@ type shardFlags struct {
 
 func (f *shardFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "be shard `I/N` of a run spread over N processes: read the inputs k with k mod N = I\nof the full list every shard is given, find duplicates across shards through --redis,\nand write the shard's part into --out for 'neardup dedup merge' (default \"\": one process)")
-	fs.StringVar(&f.run, "run", "", "with --shard: the run's `NAME`, the same in every shard and new for every run\n(letters, digits, '-', '_', '.')")
-	f.redis.define(fs)
+	fs.StringVar(&f.run, "run", "", "with --shard: the run's `NAME`, the same in every shard and new for every run\n(letters, digits, '-', '_', '.') (default \"\": required with --shard)")
+	// serve's Redis flags but --redis-wait, said for a sharded run.
+	fs.StringVar(&f.redis.url, "redis", "", "with --shard: the Redis Cluster at `URL` the shards share their index in:\nredis://host:port[,host:port...], rediss:// for TLS (default \"\": required with --shard)")
+	fs.StringVar(&f.redis.user, "redis-user", "", "authenticate to Redis as `USER` (ACL) (default \"\": the URL's, or none)")
+	fs.StringVar(&f.redis.password, "redis-password", "", "authenticate to Redis with `PASSWORD` (default \"\": the URL's, or none)")
+	fs.StringVar(&f.redis.ca, "redis-ca", "", "verify the Redis servers' TLS certificates against the PEM certificates in `FILE`\ninstead of the system's (default \"\")")
+	fs.StringVar(&f.redis.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX` (then the run's name) (default nd)")
 }
 
 // parse checks the flags and returns the shard's index and the number of shards.
@@ -51,8 +56,6 @@ func (f *shardFlags) parse() (int, int, error) {
 		return 0, 0, usagef("--shard needs --run NAME, the same in every shard of the run and new for every run")
 	case f.redis.url == "":
 		return 0, 0, usagef("--shard needs --redis URL, the Redis Cluster the shards share")
-	case f.redis.wait != 0:
-		return 0, 0, usagef("--redis-wait is for 'neardup serve'; a sharded dedup does not use it")
 	}
 	return i, n, nil
 }
