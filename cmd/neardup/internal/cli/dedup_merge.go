@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/dedup/redisindex"
 )
 
 var dedupMergeCommand = &command{
@@ -24,7 +26,8 @@ It writes no corpus/: that needs the inputs.
 
 Every shard of the run must be given, each once, in any order; shards of another run,
 with another shard count or other options are refused, and so is a damaged shard file.
-The merge needs no Redis: the shards wrote all it needs.
+The merge needs no Redis: the shards wrote all it needs. With --redis it removes the
+run's keys from the cluster once the results are written.
 `,
 	new: func() runner { return &dedupMergeCmd{} },
 }
@@ -33,12 +36,15 @@ The merge needs no Redis: the shards wrote all it needs.
 type dedupMergeCmd struct {
 	out    string
 	force  bool
+	redis  redisFlags
 	output outputFlags
 }
 
 func (c *dedupMergeCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "", "write the results into `DIR`, new or empty, created if needed (required)")
 	fs.BoolVar(&c.force, "force", false, "replace --out DIR and everything in it when it is not empty (default false)")
+	fs.StringVar(&c.redis.url, "redis", "", "once the results are written, remove the run's keys from the Redis Cluster at `URL`\n(redis://user:password@host:port,...) (default \"\": leave them)")
+	fs.StringVar(&c.redis.prefix, "redis-prefix", "nd", "the `PREFIX` the shards' keys start with, for --redis (default nd)")
 	c.output.define(fs)
 }
 
@@ -85,10 +91,39 @@ func (c *dedupMergeCmd) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.redis.url != "" {
+		if err := c.drop(shards[0]); err != nil {
+			return err
+		}
+	}
 	if !c.output.quiet {
 		s := sum.Summary
 		fmt.Fprintf(e.stderr, "neardup dedup merge: %d shards of run %s: %d documents (%d bad records skipped): %d exact duplicates, %d near pairs, %d clusters; kept %d, dropped %d (%s); results in %s\n",
 			len(shards), shards[0].Run, s.Documents, sum.BadRecords+int64(s.Skipped), s.ExactDuplicates, s.NearPairs, s.Clusters, s.Kept, s.Dropped, humanBytes(s.DroppedBytes), c.out)
+	}
+	if c.output.verbose {
+		for _, t := range sum.Timings {
+			fmt.Fprintf(e.stderr, "neardup dedup merge: %-34s %8.3f s\n", t["stage"], t["seconds"])
+		}
+	}
+	return nil
+}
+
+// drop removes the run's keys from Redis.
+func (c *dedupMergeCmd) drop(sh *dedup.Shard) error {
+	ro, err := c.redis.options()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	x, err := redisindex.Open(ctx, redisindex.Options{Addrs: ro.Addrs, Username: ro.Username, Password: ro.Password,
+		TLS: ro.TLS, Prefix: ro.Prefix, Run: sh.Run, Shards: sh.Count})
+	if err != nil {
+		return fmt.Errorf("the results are in %s, but the run's keys stay: %w", c.out, err)
+	}
+	defer x.Close()
+	if err := x.Drop(ctx); err != nil {
+		return fmt.Errorf("the results are in %s, but the run's keys stay: %w", c.out, err)
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func TestDedupShards(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(dir, "merged")
-	if _, stderr, code := run(t, "", append([]string{"dedup", "merge", "--quiet", "--out", merged}, dirs...)...); code != ExitOK {
+	if _, stderr, code := run(t, "", append([]string{"dedup", "merge", "--quiet", "--redis", c.URL(), "--redis-prefix", "t", "--out", merged}, dirs...)...); code != ExitOK {
 		t.Fatalf("merge: %d\n%s", code, stderr)
 	}
 	for _, f := range []string{"keep.txt", "drop.txt", "pairs.jsonl", "clusters.jsonl", "bad.jsonl"} {
@@ -121,6 +121,13 @@ func TestDedupShards(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs from the single run's:\n got %.300s\nwant %.300s", f, got, want)
+		}
+	}
+
+	// The merge removed the run's keys.
+	for _, a := range c.Addrs {
+		if out, err := exec.Command("redis-cli", "-u", "redis://"+a, "--scan", "--pattern", "t:cli:*").Output(); err != nil || len(out) != 0 {
+			t.Errorf("%s holds keys of the merged run: %v %.200s", a, err, out)
 		}
 	}
 
