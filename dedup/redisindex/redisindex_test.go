@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,13 +236,13 @@ func testDrop(t *testing.T, c *redistest.Cluster) {
 	a, b := open(t, c, "drop-a", 0, 1), open(t, c, "drop-b", 0, 1)
 	ctx := context.Background()
 	count := func(x *Index) int {
-		n := 0
+		var n atomic.Int64 // ForEachMaster calls on every master at once
 		x.c.ForEachMaster(ctx, func(ctx context.Context, cl *redis.Client) error {
 			keys, err := cl.Keys(ctx, x.keys+"*").Result()
-			n += len(keys)
+			n.Add(int64(len(keys)))
 			return err
 		})
-		return n
+		return int(n.Load())
 	}
 	if count(a) == 0 || count(b) == 0 {
 		t.Fatal("the runs wrote no keys")
