@@ -60,6 +60,9 @@ type SharedDoc struct {
 // float64 (Redis sorted-set scores).
 func Position(input, record int) uint64 { return uint64(input)<<32 | uint64(record) }
 
+// maxPosition bounds the positions: below it, a position is exact in a float64.
+const maxPosition = 1 << 52
+
 // ShardOptions say which shard of which run RunShard is.
 type ShardOptions struct {
 	Run    string // the run's name, the same in every shard
@@ -213,6 +216,9 @@ func (r *Result) readShard(src PosSource, fpr *neardup.Fingerprinter, st *sets, 
 		doc, pos, err := src()
 		if err != nil {
 			return doc, err
+		}
+		if pos >= maxPosition {
+			return doc, fmt.Errorf("%w: position %#x: a sharded run takes up to 2^20 inputs of up to 2^32 records", ErrOptions, pos)
 		}
 		if started && pos <= last {
 			return doc, fmt.Errorf("dedup: position %#x after %#x: a shard's positions must ascend", pos, last)

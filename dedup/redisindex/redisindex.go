@@ -17,7 +17,9 @@
 //
 // # Caveats
 //
-// The keys are not removed at the end of a run: Drop removes them, once the merge has
+// The cluster must not evict keys (maxmemory-policy noeviction, the default): a main hash
+// or band key evicted during a run silently loses duplicates. The keys are not removed
+// at the end of a run: Drop removes them, once the merge has
 // read every shard. A run name used again finds the previous run's keys, and its barriers
 // already passed: give every run a new name, or Drop the old one first. A barrier waits
 // for every shard for as long as its context allows: a shard that never comes blocks the

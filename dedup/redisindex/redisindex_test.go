@@ -216,7 +216,15 @@ func testShardErrors(t *testing.T, c *redistest.Cluster) {
 		t.Errorf("merge across runs: %v", err)
 	}
 
-	_, err := Open(context.Background(), Options{Addrs: []string{"127.0.0.1:1"}, Run: "x", Shards: 1})
+	far := func() (neardup.Document, uint64, error) {
+		return neardup.Document{ID: "a", Text: "some words"}, dedup.Position(1<<20, 0), nil
+	}
+	_, err := dedup.RunShard(context.Background(), far, dedup.Options{}, dedup.ShardOptions{Run: "far", Shards: 1, Index: open(t, c, "far", 0, 1)}, nil)
+	if !errors.Is(err, dedup.ErrOptions) || !strings.Contains(err.Error(), "2^20 inputs") {
+		t.Errorf("a position past 2^52: %v", err)
+	}
+
+	_, err = Open(context.Background(), Options{Addrs: []string{"127.0.0.1:1"}, Run: "x", Shards: 1})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Redis Cluster at 127.0.0.1:1") {
 		t.Errorf("unreachable cluster: %v", err)
 	}
