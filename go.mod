@@ -66,7 +66,7 @@ require (
 	// through pebble, so it adds no module.
 	github.com/prometheus/client_golang v1.16.0
 	// go-redis: package store/redisstore, the Redis Cluster backend (neardup serve
-	// --redis). Redis's own maintained client; its ClusterClient follows MOVED and ASK
+	// --redis), and dedup/redisindex, the index a sharded dedup's processes share. Redis's own maintained client; its ClusterClient follows MOVED and ASK
 	// redirects, routes pipelines by slot (one round trip per master) and reloads the
 	// slot map after a failover, none of which is ours to hand-write.
 	github.com/redis/go-redis/v9 v9.23.0

@@ -287,30 +287,7 @@ func (r *Result) add(doc neardup.Document, fp *neardup.Fingerprints, shingles []
 // exact group, then the near pairs among those first documents (MinHash candidates
 // verified by their sets in st).
 func (r *Result) find(st *sets, o Options) ([]Pair, error) {
-	// Exact groups: documents sorted by hash (then input order), each paired with the
-	// first of its run. A sort of 4-byte indices costs far less memory than a map of
-	// 32-byte hashes at ten million documents.
-	order := make([]int32, len(r.Docs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		return cmp.Or(bytes.Compare(r.Docs[a].Main[:], r.Docs[b].Main[:]), cmp.Compare(a, b))
-	})
-	var pairs []Pair
-	isFirst := make([]bool, len(r.Docs))
-	for j := 0; j < len(order); {
-		f := order[j]
-		isFirst[f] = true
-		for j++; j < len(order) && r.Docs[order[j]].Main == r.Docs[f].Main; j++ {
-			if r.Docs[f].Main.Empty() {
-				// No main text: nothing to compare, so each is a group of its own.
-				isFirst[order[j]] = true
-				continue
-			}
-			pairs = append(pairs, Pair{A: int(f), B: int(order[j]), Method: Exact})
-		}
-	}
+	pairs, isFirst := exactGroups(r.Docs)
 	var firsts []int32 // documents first of their exact group, with some words
 	for i := range r.Docs {
 		if isFirst[i] && r.Docs[i].Words > 0 {
@@ -340,8 +317,44 @@ func (r *Result) find(st *sets, o Options) ([]Pair, error) {
 		}
 		pairs = append(pairs, near...)
 	}
-	slices.SortFunc(pairs, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
+	sortPairs(pairs)
 	return pairs, nil
+}
+
+// exactGroups pairs every document of docs (in input order) with the first document of
+// its exact group, and reports which documents are first of their group. A document
+// without main text is a group of its own.
+func exactGroups(docs []Doc) ([]Pair, []bool) {
+	// Documents sorted by hash (then input order), each paired with the first of its
+	// run. A sort of 4-byte indices costs far less memory than a map of 32-byte hashes
+	// at ten million documents.
+	order := make([]int32, len(docs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(bytes.Compare(docs[a].Main[:], docs[b].Main[:]), cmp.Compare(a, b))
+	})
+	var pairs []Pair
+	isFirst := make([]bool, len(docs))
+	for j := 0; j < len(order); {
+		f := order[j]
+		isFirst[f] = true
+		for j++; j < len(order) && docs[order[j]].Main == docs[f].Main; j++ {
+			if docs[f].Main.Empty() {
+				// No main text: nothing to compare, so each is a group of its own.
+				isFirst[order[j]] = true
+				continue
+			}
+			pairs = append(pairs, Pair{A: int(f), B: int(order[j]), Method: Exact})
+		}
+	}
+	return pairs, isFirst
+}
+
+// sortPairs sorts pairs by (A, B), the order of Result.Pairs.
+func sortPairs(pairs []Pair) {
+	slices.SortFunc(pairs, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
 }
 
 // cluster sets r.Pairs, r.Clusters and each document's Cluster and Kept.

@@ -51,6 +51,12 @@
 // and score against the representative (Result.Annotation) rather than the kept records
 // only; DirOptions.Removed writes the dropped records into a directory of their own.
 //
+// RunShard and Merge spread a run over several processes: each shard reads its slice of
+// the inputs, with the documents' global positions (Position), and finds its near pairs
+// through a SharedIndex (package dedup/redisindex keeps one in a Redis Cluster); Merge
+// joins the shards (Shard.WriteTo, ReadShard) into the Result one Run over every input
+// gives, so the lists it writes are byte-identical. Methods All, MinHash and Exact.
+//
 // # Caveats
 //
 //   - A MinHash pair is decided by the shingle sets, not the estimate (whose standard

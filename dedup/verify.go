@@ -175,11 +175,7 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 	if err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	floor := math.Inf(-1)
-	if !o.Containment {
-		// Containment can be high where Jaccard, and so the estimate, is low.
-		floor = o.Threshold - estimateSigmas*math.Sqrt(o.Threshold*(1-o.Threshold)/float64(o.MinHashK))
-	}
+	floor := o.estimateFloor()
 	var (
 		pairs      []Pair
 		i          int // the query
@@ -205,15 +201,7 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 			verifyErr = err
 			return 0, false
 		}
-		if o.Containment {
-			// The smaller document's share of its shingles found in the other.
-			a, b := q, c
-			if len(b) < len(a) {
-				a, b = b, a
-			}
-			return minhash.Containment(a, b), true
-		}
-		return minhash.Jaccard(q, c), true
+		return setSimilarity(q, c, o.Containment), true
 	}
 	for _, f := range firsts {
 		i, q = int(f), nil
@@ -235,4 +223,27 @@ func (r *Result) nearMinHash(firsts []int32, st *sets, o Options) ([]Pair, error
 		}
 	}
 	return pairs, nil
+}
+
+// estimateFloor is the MinHash estimate below which a candidate is rejected without its
+// set being read (see estimateSigmas); with Containment, none is.
+func (o *Options) estimateFloor() float64 {
+	if o.Containment {
+		// Containment can be high where Jaccard, and so the estimate, is low.
+		return math.Inf(-1)
+	}
+	return o.Threshold - estimateSigmas*math.Sqrt(o.Threshold*(1-o.Threshold)/float64(o.MinHashK))
+}
+
+// setSimilarity is the exact similarity of two sorted, distinct shingle sets that makes
+// a near pair: Jaccard, or with containment the smaller set's share of its shingles
+// found in the other.
+func setSimilarity(a, b []uint32, containment bool) float64 {
+	if !containment {
+		return minhash.Jaccard(a, b)
+	}
+	if len(b) < len(a) {
+		a, b = b, a
+	}
+	return minhash.Containment(a, b)
 }

@@ -56,7 +56,7 @@ type command struct {
 }
 
 // commands lists every command in the order "neardup help" shows them.
-var commands = []*command{findallCommand, simhashCommand, minhashCommand, compareCommand, checkCommand, serveCommand, backupCommand, extractCommand, urlnormCommand, dedupCommand, evalCommand, benchFindallCommand, benchDedupCommand, benchDenseCommand, benchServiceCommand}
+var commands = []*command{findallCommand, simhashCommand, minhashCommand, compareCommand, checkCommand, serveCommand, backupCommand, extractCommand, urlnormCommand, dedupCommand, dedupMergeCommand, evalCommand, benchFindallCommand, benchDedupCommand, benchDenseCommand, benchServiceCommand}
 
 // groups are the words that take a subcommand, with what their help says.
 var groups = map[string]string{
@@ -131,6 +131,12 @@ func (e *env) lookup(args []string) (*command, []string, int) {
 		}
 		fmt.Fprintf(e.stderr, "neardup %s: unknown command %q; use one of: %s\n", name, args[1], strings.Join(groupCommands(name), ", "))
 		return nil, nil, ExitUsage
+	}
+	// A command of two words beside a command of one ("dedup merge" beside "dedup").
+	if len(args) > 1 {
+		if c := find(name + " " + args[1]); c != nil {
+			return c, args[2:], ExitOK
+		}
 	}
 	if c := find(name); c != nil {
 		return c, args[1:], ExitOK

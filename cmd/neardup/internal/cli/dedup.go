@@ -79,6 +79,12 @@ skipped (--on-error skip, the default; summary.json counts them), or ends the ru
 --force; not inside --out), in the layout and formats of corpus/, so that corpus/ and DIR
 together hold every record of the inputs.
 
+One corpus can be deduplicated by several processes, on several machines: give each the
+same full, ordered list of INPUTs with --shard I/N (it reads the inputs k with k mod N =
+I), one --run NAME and one Redis Cluster (--redis), where the shards share their index;
+each writes its part into its own --out, and 'neardup dedup merge' joins the parts into
+what one process would have written (methods all, minhash and exact).
+
 The results are written into a hidden directory beside --out and renamed into place at
 the end, so --out never mixes two runs and a failed run leaves no partial output. A run
 that reads no document (empty inputs, or every record bad) writes nothing and exits 1,
@@ -112,6 +118,7 @@ type dedupCmd struct {
 	removed                                 string
 	text                                    textFlags
 	output                                  outputFlags
+	shard                                   shardFlags
 }
 
 func (c *dedupCmd) define(fs *flag.FlagSet) {
@@ -138,6 +145,8 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noCorpus, "no-corpus", false, "do not write the deduplicated corpus, only the lists and the report (default false)")
 	fs.BoolVar(&c.annotate, "annotate", false, "write every record into corpus/, annotated with its cluster, whether it is\nkept, and its method and score against the representative, instead of\ndropping (default false)")
 	fs.StringVar(&c.removed, "removed", "", "write the dropped records into `DIR`, in corpus/'s layout and formats (default \"\": nowhere)")
+
+	c.shard.define(fs)
 }
 
 // keepPolicy reads --keep.
@@ -159,6 +168,9 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	opt, copt, err := c.options(args)
 	if err != nil {
 		return err
+	}
+	if c.shard.shard != "" || c.shard.redis.url != "" {
+		return c.runShard(e, args, opt, copt)
 	}
 	out, err := dedup.CreateDir(c.out, c.force)
 	switch {
@@ -243,6 +255,8 @@ func (c *dedupCmd) options(args []string) (dedup.Options, corpus.Options, error)
 		return fail(usagef("--no-corpus writes no corpus to annotate or to split: drop --annotate and --removed, or --no-corpus"))
 	case c.annotate && c.removed != "":
 		return fail(usagef("--annotate writes every record into corpus/, so --removed would have none: give one of them"))
+	case c.shard.shard != "" && (c.annotate || c.removed != ""):
+		return fail(usagef("--shard writes no corpus/ (its merge writes the lists only): drop --annotate and --removed, or run without --shard"))
 	}
 	if err := c.text.check(); err != nil {
 		return fail(err)
@@ -330,7 +344,7 @@ func (c *dedupCmd) printSummary(e *env, sum *dedup.DirSummary, res *dedup.Result
 // goroutine (bad records) and by the fingerprinting loop (pages over the extraction
 // limits) of dedup.Run: one lock for both.
 type badRecords struct {
-	out      *dedup.Dir
+	out      interface{ Bad(dedup.BadRecord) error } // a *dedup.Dir, or a shard's list
 	stderr   io.Writer
 	names    func(string) string
 	fail     bool
