@@ -1,0 +1,270 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// buildTree returns the tree html.Parse builds from page, a page stripRaw has
+// stripped, for the markup it knows how to read; ok is false for the rest, which
+// html.Parse reads. The parser's tokenizer copies every tag name, attribute and text
+// and its tree construction allocates a node at a time: on a typical page that is a
+// third of the service's CPU. buildTree reads the page as visibleFast does, from one
+// "<" to the next with scanTag, and runs the parser's own insertion modes
+// (golang.org/x/net/html's, divergences included) on what it finds, with nodes
+// allocated in slabs and text left in place when it holds no character reference.
+//
+// It gives up where the parser's work is more than moving along the stack of open
+// elements: foreign content (svg, math), templates, framesets, foster parenting (text
+// or elements misplaced in a table), the adoption agency algorithm with a block inside
+// the formatting element, captions, ruby, plaintext, a second html or body tag, a table
+// opened inside a paragraph (which depends on the doctype's quirks mode), comments after
+// the doctype, NUL bytes, tags that do not end, attribute values with character
+// references other than the common ones, and nesting deeper than the parser allows.
+// FuzzBuildTree holds it to html.Parse wherever ok.
+func buildTree(page string) (doc *html.Node, ok bool) {
+	if strings.IndexByte(page, 0) >= 0 {
+		return nil, false
+	}
+	b := &builder{}
+	b.alloc.init(len(page))
+	b.doc = b.alloc.node(html.DocumentNode, 0, "")
+	for page != "" && !b.fail {
+		i := tokenStart(page)
+		if i > 0 {
+			b.text(page[:i])
+			page = page[i:]
+			continue
+		}
+		page = b.markup(page)
+	}
+	if b.fail {
+		return nil, false
+	}
+	b.eof()
+	b.flush()
+	return b.doc, !b.fail
+}
+
+// markup reads the tag, end tag, doctype or comment that starts page and returns the
+// page after it.
+func (b *builder) markup(page string) string {
+	switch c := page[1]; {
+	case isLetter(c):
+		n, self := scanTag(page, nil)
+		if n < 0 {
+			b.fail = true
+			return ""
+		}
+		t := b.startToken(page[:n], self)
+		foreign := b.top().Namespace != "" // no raw text in SVG
+		if b.startTag(&t); b.fail {
+			return ""
+		}
+		if rawText(t.a) && !foreign {
+			return b.rawText(t.a, page[n:])
+		}
+		return page[n:]
+	case c == '/' && len(page) > 2 && isLetter(page[2]):
+		n := tagLen(page)
+		if n < 0 {
+			b.fail = true
+			return ""
+		}
+		name := lowerName(page[2:nameLen(page)])
+		b.endTag(atom.Lookup([]byte(name)), name)
+		return page[n:]
+	case strings.HasPrefix(page, "</>"):
+		return page[3:] // no token at all
+	}
+	// A doctype or a comment ("<!", "<?", "</" and no letter): up to the next ">".
+	n := strings.IndexByte(page, '>') + 1
+	if n == 0 || strings.HasPrefix(page, "<!--") {
+		b.fail = true
+		return ""
+	}
+	if len(page) >= 9 && strings.EqualFold(page[2:9], "doctype") {
+		if b.im == initialIM {
+			b.im = beforeHTMLIM
+		}
+		return page[n:]
+	}
+	// A comment: the parser's tree has a node for it. Only the document's own comments,
+	// which nothing reads, are left out of this tree.
+	if b.im > beforeHTMLIM {
+		b.fail = true
+	}
+	return page[n:]
+}
+
+// rawText reads the text of raw text element a, which startTag has just opened, up to
+// its end tag, as the tokenizer does, and returns the page after the end tag.
+func (b *builder) rawText(a atom.Atom, page string) string {
+	if a == atom.Plaintext || b.top().DataAtom != a {
+		b.fail = true // plaintext, or the parser did not open the element
+		return ""
+	}
+	e := indexEndTag(page, a.String())
+	if e < 0 {
+		e = len(page)
+	}
+	d := convertNewlines(page[:e])
+	if a == atom.Title || a == atom.Textarea {
+		d = unescapeText(d)
+	}
+	if a == atom.Textarea {
+		d = strings.TrimPrefix(d, "\n")
+	}
+	b.addText(d)
+	b.pop()
+	if e == len(page) {
+		return ""
+	}
+	n := tagLen(page[e:])
+	if n < 0 {
+		b.fail = true
+		return ""
+	}
+	return page[e+n:]
+}
+
+// token is a start tag as the tokenizer returns it.
+type token struct {
+	a    atom.Atom
+	name string // lower case
+	attr []html.Attribute
+	self bool
+}
+
+// startToken reads the start tag tag.
+func (b *builder) startToken(tag string, self bool) token {
+	name := lowerName(tag[1:nameLen(tag)])
+	t := token{a: atom.Lookup([]byte(name)), name: name, self: self}
+	if t.a != 0 {
+		t.name = t.a.String()
+	}
+	start := len(b.alloc.attrs)
+	scanTag(tag, func(s, e, nameEnd int) {
+		key := lowerName(tag[s:nameEnd])
+		val, ok := attrValue(tag[nameEnd:e])
+		if !ok {
+			b.fail = true
+		}
+		if len(b.alloc.attrs) == cap(b.alloc.attrs) {
+			// A new slab, with this tag's attributes so far moved to it.
+			old := b.alloc.attrs[start:]
+			b.alloc.attrs = append(make([]html.Attribute, 0, max(b.alloc.chunk, 2*len(old)+1)), old...)
+			start = 0
+		}
+		b.alloc.attrs = append(b.alloc.attrs, html.Attribute{Key: key, Val: val})
+	})
+	if end := len(b.alloc.attrs); end > start {
+		t.attr = b.alloc.attrs[start:end:end]
+	}
+	return t
+}
+
+// attrValue returns the value of the attribute whose text after its name is s
+// ("", `="v"`, "=v"...), as the tokenizer returns it; ok is false when it holds a
+// character reference whose reading differs between attributes and text.
+func attrValue(s string) (v string, ok bool) {
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i == len(s) || s[i] != '=' {
+		return "", true
+	}
+	i++
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	v = s[i:]
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		v = v[1 : len(v)-1]
+	}
+	v = convertNewlines(v)
+	if strings.IndexByte(v, '&') < 0 {
+		return v, true
+	}
+	for rest := v; ; {
+		j := strings.IndexByte(rest, '&')
+		if j < 0 {
+			break
+		}
+		rest = rest[j+1:]
+		if !strings.HasPrefix(rest, "#") && !commonEntity(rest) {
+			return "", false
+		}
+	}
+	return html.UnescapeString(v), true
+}
+
+// commonEntity reports whether s starts with the name of a character reference that
+// the tokenizer reads the same in attributes as in text: a common one, ended by ";".
+func commonEntity(s string) bool {
+	for _, e := range [...]string{"amp;", "lt;", "gt;", "quot;", "apos;", "nbsp;"} {
+		if strings.HasPrefix(s, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerName returns s with ASCII upper-case letters lowered, as the tokenizer reads tag
+// and attribute names; s itself when it has none.
+func lowerName(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.Map(func(r rune) rune {
+				if 'A' <= r && r <= 'Z' {
+					return r + 'a' - 'A'
+				}
+				return r
+			}, s)
+		}
+	}
+	return s
+}
+
+// convertNewlines replaces "\r\n" and "\r" with "\n", as the tokenizer does in text and
+// attribute values.
+func convertNewlines(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// unescapeText decodes the character references of text s, as the tokenizer does.
+func unescapeText(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	return html.UnescapeString(s)
+}
+
+// slabs allocates a tree's nodes and attributes in blocks: one allocation for many.
+type slabs struct {
+	nodes []html.Node
+	attrs []html.Attribute
+	chunk int
+}
+
+func (s *slabs) init(size int) {
+	s.chunk = min(max(64, size/48), 4096)
+	s.nodes = make([]html.Node, 0, s.chunk)
+	s.attrs = make([]html.Attribute, 0, s.chunk)
+}
+
+// node returns a new node; the slab is never appended past its capacity, so that
+// earlier nodes stay where they are.
+func (s *slabs) node(typ html.NodeType, a atom.Atom, data string) *html.Node {
+	if len(s.nodes) == cap(s.nodes) {
+		s.nodes = make([]html.Node, 0, s.chunk)
+	}
+	s.nodes = append(s.nodes, html.Node{Type: typ, DataAtom: a, Data: data})
+	return &s.nodes[len(s.nodes)-1]
+}
