@@ -4,41 +4,57 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
+	a "golang.org/x/net/html/atom"
 )
 
-// buildTree returns the tree html.Parse builds from page, a page stripRaw has
-// stripped, for the markup it knows how to read; ok is false for the rest, which
-// html.Parse reads. The parser's tokenizer copies every tag name, attribute and text
-// and its tree construction allocates a node at a time: on a typical page that is a
-// third of the service's CPU. buildTree reads the page as visibleFast does, from one
-// "<" to the next with scanTag, and runs the parser's own insertion modes
+// buildTree returns the tree html.Parse builds from stripRaw(page), for the markup it
+// knows how to read; ok is false for the rest, which html.Parse reads. The parser's
+// tokenizer copies every tag name, attribute and text and its tree construction
+// allocates a node at a time: on a typical page that was a third of the service's CPU.
+// buildTree reads the page as stripRaw and visibleFast do, from one "<" to the next
+// with scanTag, skipping comments and the text of scripts and styles and keeping only
+// the attributes Extract reads, and runs the parser's own insertion modes
 // (golang.org/x/net/html's, divergences included) on what it finds, with nodes
 // allocated in slabs and text left in place when it holds no character reference.
 //
 // It gives up where the parser's work is more than moving along the stack of open
-// elements: foreign content (svg, math), templates, framesets, foster parenting (text
-// or elements misplaced in a table), the adoption agency algorithm with a block inside
-// the formatting element, captions, ruby, plaintext, a second html or body tag, a table
-// opened inside a paragraph (which depends on the doctype's quirks mode), comments after
-// the doctype, NUL bytes, tags that do not end, attribute values with character
-// references other than the common ones, and nesting deeper than the parser allows.
-// FuzzBuildTree holds it to html.Parse wherever ok.
+// elements: MathML and HTML inside SVG, templates, framesets, foster parenting (text or
+// elements misplaced in a table), the adoption agency algorithm with a block inside the
+// formatting element, captions, ruby, plaintext, a second html or body tag, a table
+// opened inside a paragraph (which depends on the doctype's quirks mode), bogus
+// comments ("<?", "<!x>") after the doctype, NUL bytes, tags that do not end, attribute
+// values with character references other than the common ones, and nesting deeper
+// than the parser allows. FuzzBuildTree holds it to html.Parse wherever ok.
 func buildTree(page string) (doc *html.Node, ok bool) {
 	if strings.IndexByte(page, 0) >= 0 {
 		return nil, false
 	}
 	b := &builder{}
-	b.alloc.init(len(page))
+	b.alloc.init(page)
 	b.doc = b.alloc.node(html.DocumentNode, 0, "")
+	var joined []byte // text on both sides of comments, which stripRaw joins
 	for page != "" && !b.fail {
 		i := tokenStart(page)
-		if i > 0 {
-			b.text(page[:i])
-			page = page[i:]
+		text := page[:i]
+		page = page[i:]
+		if strings.HasPrefix(page, "<!--") {
+			joined = append(joined, text...)
+			page = skipComment(page)
 			continue
 		}
-		page = b.markup(page)
+		if len(joined) > 0 {
+			text = string(append(joined, text...))
+			joined = joined[:0]
+		}
+		if text != "" {
+			b.text(text)
+		}
+		if page != "" {
+			page = b.markup(page)
+		}
+	}
+	if len(joined) > 0 && !b.fail {
+		b.text(string(joined))
 	}
 	if b.fail {
 		return nil, false
@@ -48,8 +64,22 @@ func buildTree(page string) (doc *html.Node, ok bool) {
 	return b.doc, !b.fail
 }
 
-// markup reads the tag, end tag, doctype or comment that starts page and returns the
-// page after it.
+// skipComment returns page, which starts with "<!--", after the comment, as stripRaw
+// reads it: "<!-->" and "<!--->" are whole comments, and one that does not end runs to
+// the end of the page.
+func skipComment(page string) string {
+	if rest := page[4:]; strings.HasPrefix(rest, ">") || strings.HasPrefix(rest, "->") {
+		return rest[strings.IndexByte(rest, '>')+1:]
+	}
+	end := strings.Index(page[4:], "-->")
+	if end < 0 {
+		return ""
+	}
+	return page[4+end+3:]
+}
+
+// markup reads the tag, end tag, doctype or bogus comment that starts page and returns
+// the page after it.
 func (b *builder) markup(page string) string {
 	switch c := page[1]; {
 	case isLetter(c):
@@ -59,14 +89,31 @@ func (b *builder) markup(page string) string {
 			return ""
 		}
 		t := b.startToken(page[:n], self)
-		foreign := b.top().Namespace != "" // no raw text in SVG
+		foreign := b.top().Namespace != "" && b.foreign()
 		if b.startTag(&t); b.fail {
 			return ""
 		}
-		if rawText(t.a) && !foreign {
-			return b.rawText(t.a, page[n:])
+		page = page[n:]
+		if t.a == a.Script || t.a == a.Style {
+			// stripRaw drops their text, in SVG too.
+			if e := indexEndTag(page, t.name); e >= 0 {
+				page = page[e:]
+			} else {
+				page = ""
+			}
 		}
-		return page[n:]
+		switch {
+		case !rawText(t.a):
+			return page
+		case !foreign:
+			return b.rawText(t.a, page)
+		}
+		// In SVG the element's text is not raw, but stripRaw copies it as it is.
+		if e := indexEndTag(page, t.name); e < 0 || strings.IndexByte(page[:e], '<') >= 0 {
+			b.fail = true
+			return ""
+		}
+		return page
 	case c == '/' && len(page) > 2 && isLetter(page[2]):
 		n := tagLen(page)
 		if n < 0 {
@@ -74,14 +121,12 @@ func (b *builder) markup(page string) string {
 			return ""
 		}
 		name := lowerName(page[2:nameLen(page)])
-		b.endTag(atom.Lookup([]byte(name)), name)
+		b.endTag(a.Lookup([]byte(name)), name)
 		return page[n:]
-	case strings.HasPrefix(page, "</>"):
-		return page[3:] // no token at all
 	}
-	// A doctype or a comment ("<!", "<?", "</" and no letter): up to the next ">".
+	// A doctype or a bogus comment ("<!", "<?", "</" and no letter): up to the next ">".
 	n := strings.IndexByte(page, '>') + 1
-	if n == 0 || strings.HasPrefix(page, "<!--") {
+	if n == 0 {
 		b.fail = true
 		return ""
 	}
@@ -91,30 +136,30 @@ func (b *builder) markup(page string) string {
 		}
 		return page[n:]
 	}
-	// A comment: the parser's tree has a node for it. Only the document's own comments,
-	// which nothing reads, are left out of this tree.
+	// The parser's tree has a node for it. Only the document's own comments, which
+	// nothing reads, are left out of this tree.
 	if b.im > beforeHTMLIM {
 		b.fail = true
 	}
 	return page[n:]
 }
 
-// rawText reads the text of raw text element a, which startTag has just opened, up to
+// rawText reads the text of raw text element tag, which startTag has just opened, up to
 // its end tag, as the tokenizer does, and returns the page after the end tag.
-func (b *builder) rawText(a atom.Atom, page string) string {
-	if a == atom.Plaintext || b.top().DataAtom != a {
+func (b *builder) rawText(tag a.Atom, page string) string {
+	if tag == a.Plaintext || b.top().DataAtom != tag {
 		b.fail = true // plaintext, or the parser did not open the element
 		return ""
 	}
-	e := indexEndTag(page, a.String())
+	e := indexEndTag(page, tag.String())
 	if e < 0 {
 		e = len(page)
 	}
 	d := convertNewlines(page[:e])
-	if a == atom.Title || a == atom.Textarea {
+	if tag == a.Title || tag == a.Textarea {
 		d = unescapeText(d)
 	}
-	if a == atom.Textarea {
+	if tag == a.Textarea {
 		d = strings.TrimPrefix(d, "\n")
 	}
 	b.addText(d)
@@ -132,22 +177,36 @@ func (b *builder) rawText(a atom.Atom, page string) string {
 
 // token is a start tag as the tokenizer returns it.
 type token struct {
-	a    atom.Atom
+	a    a.Atom
 	name string // lower case
 	attr []html.Attribute
 	self bool
 }
 
-// startToken reads the start tag tag.
+// startToken reads the start tag tag with the attributes stripRaw keeps (writeTag).
 func (b *builder) startToken(tag string, self bool) token {
-	name := lowerName(tag[1:nameLen(tag)])
-	t := token{a: atom.Lookup([]byte(name)), name: name, self: self}
+	raw := tag[1:nameLen(tag)]
+	name := lowerName(raw)
+	t := token{a: a.Lookup([]byte(name)), name: name, self: self}
 	if t.a != 0 {
 		t.name = t.a.String()
 	}
 	start := len(b.alloc.attrs)
+	// Whether the last attribute kept has a value without quotes, and repeats an earlier
+	// one.
+	unquoted, dup := false, false
 	scanTag(tag, func(s, e, nameEnd int) {
 		key := lowerName(tag[s:nameEnd])
+		if !keptAttr(raw, key) {
+			return
+		}
+		unquoted, dup = unquotedValue(tag[nameEnd:e]), false
+		for _, at := range b.alloc.attrs[start:] {
+			if at.Key == key {
+				dup = true // the tokenizer keeps the first
+				return
+			}
+		}
 		val, ok := attrValue(tag[nameEnd:e])
 		if !ok {
 			b.fail = true
@@ -163,7 +222,26 @@ func (b *builder) startToken(tag string, self bool) token {
 	if end := len(b.alloc.attrs); end > start {
 		t.attr = b.alloc.attrs[start:end:end]
 	}
+	if self && unquoted {
+		// stripRaw writes "/>" right after the value, which then ends with "/", and
+		// the tag is not self-closing.
+		if !dup {
+			t.attr[len(t.attr)-1].Val += "/"
+		}
+		t.self = false
+	}
 	return t
+}
+
+// unquotedValue reports whether the attribute whose text after its name is s has a
+// value, maybe empty, without quotes.
+func unquotedValue(s string) bool {
+	s = strings.TrimLeft(s, whitespace)
+	if !strings.HasPrefix(s, "=") {
+		return false
+	}
+	s = strings.TrimLeft(s[1:], whitespace)
+	return s == "" || s[0] != '"' && s[0] != '\''
 }
 
 // attrValue returns the value of the attribute whose text after its name is s
@@ -253,15 +331,17 @@ type slabs struct {
 	chunk int
 }
 
-func (s *slabs) init(size int) {
-	s.chunk = min(max(64, size/48), 4096)
-	s.nodes = make([]html.Node, 0, s.chunk)
-	s.attrs = make([]html.Attribute, 0, s.chunk)
+// init sizes the first slabs for page: a node per "<" at most, but for the elements
+// the parser implies, and an attribute per "=".
+func (s *slabs) init(page string) {
+	s.chunk = 64
+	s.nodes = make([]html.Node, 0, strings.Count(page, "<")+8)
+	s.attrs = make([]html.Attribute, 0, strings.Count(page, "=")+8)
 }
 
 // node returns a new node; the slab is never appended past its capacity, so that
 // earlier nodes stay where they are.
-func (s *slabs) node(typ html.NodeType, a atom.Atom, data string) *html.Node {
+func (s *slabs) node(typ html.NodeType, a a.Atom, data string) *html.Node {
 	if len(s.nodes) == cap(s.nodes) {
 		s.nodes = make([]html.Node, 0, s.chunk)
 	}

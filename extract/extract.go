@@ -190,10 +190,9 @@ func run(s, name string, opts *Options, start time.Time, vis *visibleResult) (Re
 // and a result cut short must not be returned should Extract still be waiting.
 func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r Result, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
-	stripped := stripRaw(s)
-	doc, ok := buildTree(stripped)
+	doc, ok := buildTree(s)
 	if !ok {
-		doc, err = html.Parse(strings.NewReader(stripped))
+		doc, err = html.Parse(strings.NewReader(stripRaw(s)))
 		if err != nil {
 			// For a reader that cannot fail, the parser's only error is its nesting limit.
 			return Result{}, fmt.Errorf("%w: %v", ErrTooDeep, err)
