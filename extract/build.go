@@ -25,11 +25,19 @@ import (
 // comments ("<?", "<!x>") after the doctype, NUL bytes, tags that do not end, attribute
 // values with character references other than the common ones, and nesting deeper
 // than the parser allows. FuzzBuildTree holds it to html.Parse wherever ok.
-func buildTree(page string) (doc *html.Node, ok bool) {
+//
+// When vis is not nil, buildTree also runs visibleFast's state machine on what it reads,
+// and sets vis.ok when that gave the page's visible text: when buildTree read the page
+// and visibleFast would not have given up on it.
+func buildTree(page string, vis *visibleState) (doc *html.Node, ok bool) {
 	if strings.IndexByte(page, 0) >= 0 {
 		return nil, false
 	}
-	b := &builder{}
+	b := &builder{vis: vis}
+	if vis != nil {
+		vis.ok = true
+		vis.b.Grow(len(page) / 4)
+	}
 	b.alloc.init(page)
 	b.doc = b.alloc.node(html.DocumentNode, 0, "")
 	var joined []byte // text on both sides of comments, which stripRaw joins
@@ -37,9 +45,10 @@ func buildTree(page string) (doc *html.Node, ok bool) {
 		i := tokenStart(page)
 		text := page[:i]
 		page = page[i:]
+		b.visText(text)
 		if strings.HasPrefix(page, "<!--") {
 			joined = append(joined, text...)
-			page = skipComment(page)
+			page = b.skipComment(page)
 			continue
 		}
 		if len(joined) > 0 {
@@ -66,14 +75,19 @@ func buildTree(page string) (doc *html.Node, ok bool) {
 
 // skipComment returns page, which starts with "<!--", after the comment, as stripRaw
 // reads it: "<!-->" and "<!--->" are whole comments, and one that does not end runs to
-// the end of the page.
-func skipComment(page string) string {
+// the end of the page. visibleFast gives up on those and on "--!" in a comment.
+func (b *builder) skipComment(page string) string {
 	if rest := page[4:]; strings.HasPrefix(rest, ">") || strings.HasPrefix(rest, "->") {
+		b.visOff()
 		return rest[strings.IndexByte(rest, '>')+1:]
 	}
 	end := strings.Index(page[4:], "-->")
 	if end < 0 {
+		b.visOff()
 		return ""
+	}
+	if b.vis != nil && strings.Contains(page[4:4+end+2], "--!") {
+		b.visOff()
 	}
 	return page[4+end+3:]
 }
@@ -94,6 +108,7 @@ func (b *builder) markup(page string) string {
 			return ""
 		}
 		page = page[n:]
+		b.visStart(t.a, page)
 		if t.a == a.Script || t.a == a.Style {
 			// stripRaw drops their text, in SVG too.
 			if e := indexEndTag(page, t.name); e >= 0 {
@@ -121,7 +136,9 @@ func (b *builder) markup(page string) string {
 			return ""
 		}
 		name := lowerName(page[2:nameLen(page)])
-		b.endTag(a.Lookup([]byte(name)), name)
+		tag := a.Lookup([]byte(name))
+		b.endTag(tag, name)
+		b.visEnd(tag)
 		return page[n:]
 	}
 	// A doctype or a bogus comment ("<!", "<?", "</" and no letter): up to the next ">".
@@ -172,6 +189,7 @@ func (b *builder) rawText(tag a.Atom, page string) string {
 		b.fail = true
 		return ""
 	}
+	b.visEnd(tag)
 	return page[e+n:]
 }
 

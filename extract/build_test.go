@@ -34,12 +34,23 @@ func dump(doc *html.Node) string {
 }
 
 // checkBuild fails t when buildTree reads page s but builds another tree than
-// html.Parse's of the stripped page, and reports whether it read it.
-func checkBuild(t testing.TB, s string) bool {
+// html.Parse's of the stripped page, or another visible text than visibleText's when it
+// says it read it, and reports whether it read the page and its visible text.
+func checkBuild(t testing.TB, s string) (ok, visible bool) {
 	t.Helper()
-	got, ok := buildTree(s)
+	var v visibleState
+	got, ok := buildTree(s, &v)
 	if !ok {
-		return false
+		return false, false
+	}
+	if v.ok {
+		text, title := visibleText(s)
+		if g := normalize(v.b.String()); g != text {
+			t.Fatalf("buildTree(%q)'s visible text is %q, visibleText's %q", s, g, text)
+		}
+		if g := normalize(v.title); g != title {
+			t.Fatalf("buildTree(%q)'s title is %q, visibleText's %q", s, g, title)
+		}
 	}
 	want, err := html.Parse(strings.NewReader(stripRaw(s)))
 	if err != nil {
@@ -48,7 +59,7 @@ func checkBuild(t testing.TB, s string) bool {
 	if g, w := dump(got), dump(want); g != w {
 		t.Fatalf("buildTree(%q) differs from html.Parse:\n%s\nwant\n%s", s, g, w)
 	}
-	return true
+	return true, v.ok
 }
 
 // buildCases are markup buildTree reads (want true) or leaves to html.Parse.
@@ -79,6 +90,7 @@ var buildCases = []struct {
 	{`<svg class="a"/><p>x<svg><title>t</title><style>s{}</style><script>x</script></svg>`, true},
 	{`<svg><title>a<b>b</b></title></svg>`, false},
 	{`<p>a&am<!-- x -->p;b<!--><!--->c<!--d-->e</p><script>if (a<b) x()</script><style>p>a{}</style>f<!-- unclosed`, true},
+	{`<p>a<!--> b<!---> c<!-- d --!> e --> f<script><!-- g</script>h<title>T</title><title>U</title>`, true},
 	{`<pre><!-- c -->` + "\n" + `x</pre><title>a<!--b--></title><noscript><p>n<!--x--></noscript>`, true},
 	{"<p>a\r\nb\rc</p>", true},
 	{`<!DOCTYPE html><html lang=en><head><title>t</title></head><body><p>x</p></body></html> <p>after`, true},
@@ -103,7 +115,7 @@ var buildCases = []struct {
 
 func TestBuildTree(t *testing.T) {
 	for _, c := range buildCases {
-		if got := checkBuild(t, c.page); got != c.want {
+		if got, _ := checkBuild(t, c.page); got != c.want {
 			t.Errorf("buildTree(%q) ok = %v, want %v", c.page, got, c.want)
 		}
 	}
@@ -138,16 +150,20 @@ func TestBuildTreeEval(t *testing.T) {
 		sets["Debian"] = append(sets["Debian"], p.HTML)
 	}
 	for name, pages := range sets {
-		read := 0
+		read, visible := 0, 0
 		for _, page := range pages {
 			s, _ := decode(page, "")
-			if checkBuild(t, s) {
+			ok, vis := checkBuild(t, s)
+			if ok {
 				read++
 			}
+			if vis {
+				visible++
+			}
 		}
-		t.Logf("%s: buildTree read %d of %d pages", name, read, len(pages))
-		if min := len(pages) * 3 / 4; read < min {
-			t.Errorf("%s: buildTree read %d of %d pages, fewer than %d", name, read, len(pages), min)
+		t.Logf("%s: buildTree read %d of %d pages, and the visible text of %d", name, read, len(pages), visible)
+		if min := len(pages) * 3 / 4; read < min || visible < min {
+			t.Errorf("%s: buildTree read %d of %d pages and %d visible texts, fewer than %d", name, read, len(pages), visible, min)
 		}
 	}
 }

@@ -39,7 +39,38 @@ type builder struct {
 	foster     bool // the token is being parsed with foster parenting
 	fail       bool // the page holds markup buildTree does not read
 	merging    *html.Node
-	buf        []byte // the text of merging, when text is appended to it
+	buf        []byte        // the text of merging, when text is appended to it
+	vis        *visibleState // when not nil, the visible text read on the way
+}
+
+// visText, visStart and visEnd run visibleFast's state machine on a text, a start tag
+// (with the page after it) and an end tag; visOff notes where visibleFast gives up.
+func (b *builder) visText(s string) {
+	if b.vis != nil && b.vis.skip == 0 && s != "" {
+		writeUnescaped(&b.vis.b, s)
+	}
+}
+
+func (b *builder) visStart(tag a.Atom, rest string) {
+	if b.vis == nil {
+		return
+	}
+	b.vis.start(tag)
+	if _, ok := b.vis.rawText(tag, rest); !ok {
+		b.visOff()
+	}
+}
+
+func (b *builder) visEnd(tag a.Atom) {
+	if b.vis != nil {
+		b.vis.end(tag)
+	}
+}
+
+func (b *builder) visOff() {
+	if b.vis != nil {
+		b.vis.ok = false
+	}
 }
 
 const whitespace = " \t\r\n\f"
