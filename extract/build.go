@@ -97,12 +97,11 @@ func (b *builder) skipComment(page string) string {
 func (b *builder) markup(page string) string {
 	switch c := page[1]; {
 	case isLetter(c):
-		n, self := scanTag(page, nil)
+		t, n := b.startToken(page)
 		if n < 0 {
 			b.fail = true
 			return ""
 		}
-		t := b.startToken(page[:n], self)
 		foreign := b.top().Namespace != "" && b.foreign()
 		if b.startTag(&t); b.fail {
 			return ""
@@ -201,11 +200,12 @@ type token struct {
 	self bool
 }
 
-// startToken reads the start tag tag with the attributes stripRaw keeps (writeTag).
-func (b *builder) startToken(tag string, self bool) token {
+// startToken reads the start tag that starts page, with the attributes stripRaw keeps
+// (writeTag), and returns it with its length, -1 when it does not end.
+func (b *builder) startToken(tag string) (t token, n int) {
 	raw := tag[1:nameLen(tag)]
 	name := lowerName(raw)
-	t := token{a: a.Lookup([]byte(name)), name: name, self: self}
+	t = token{a: a.Lookup([]byte(name)), name: name}
 	if t.a != 0 {
 		t.name = t.a.String()
 	}
@@ -213,7 +213,7 @@ func (b *builder) startToken(tag string, self bool) token {
 	// Whether the last attribute kept has a value without quotes, and repeats an earlier
 	// one.
 	unquoted, dup := false, false
-	scanTag(tag, func(s, e, nameEnd int) {
+	n, self := scanTag(tag, func(s, e, nameEnd int) {
 		key := lowerName(tag[s:nameEnd])
 		if !keptAttr(raw, key) {
 			return
@@ -237,6 +237,10 @@ func (b *builder) startToken(tag string, self bool) token {
 		}
 		b.alloc.attrs = append(b.alloc.attrs, html.Attribute{Key: key, Val: val})
 	})
+	if n < 0 {
+		return t, n
+	}
+	t.self = self
 	if end := len(b.alloc.attrs); end > start {
 		t.attr = b.alloc.attrs[start:end:end]
 	}
@@ -248,7 +252,7 @@ func (b *builder) startToken(tag string, self bool) token {
 		}
 		t.self = false
 	}
-	return t
+	return t, n
 }
 
 // unquotedValue reports whether the attribute whose text after its name is s has a
