@@ -48,6 +48,9 @@ func buildTree(page string, vis *visibleState) (doc *html.Node, ok bool) {
 		b.visText(text)
 		if strings.HasPrefix(page, "<!--") {
 			joined = append(joined, text...)
+			if len(joined) > 0 && joined[len(joined)-1] == '<' {
+				b.fail = true // with the comment cut, that "<" may open a tag
+			}
 			page = b.skipComment(page)
 			continue
 		}
