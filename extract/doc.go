@@ -5,11 +5,13 @@
 //
 // # How
 //
-// Extract decodes the page to UTF-8, drops the text of its scripts and styles, its
-// comments and the attributes it does not read in one pass over the bytes (most of a
-// typical news page), parses it once with
-// golang.org/x/net/html (the WHATWG algorithm browsers use, so broken HTML reads as a
-// browser reads it), and then works on that one tree, never a copy:
+// Extract decodes the page to UTF-8 and builds its tree once, as golang.org/x/net/html
+// builds it (the WHATWG algorithm browsers use, so broken HTML reads as a browser reads
+// it), without the text of its scripts and styles, its comments and the attributes it
+// does not read (most of a typical news page). One pass over the bytes reads the tags
+// and runs the parser's insertion modes; the markup it does not read (MathML, foster
+// parenting in tables, misnested formatting around blocks...) goes to x/net/html's
+// parser. Extract then works on that one tree, never a copy:
 //
 //  1. Index. One preorder walk records every element with its parent, the end of its
 //     subtree, and the letters and digits of its own text, of which inside links, and its
@@ -45,7 +47,7 @@
 // the page's h1 its declared title contains, else the declared title. Nothing is parsed
 // or detected: Date is the declared publication date when it starts as YYYY-MM-DD.
 // When the article has less than 100 characters, Extract returns VisibleText instead: the
-// whole page's visible text, from one pass of the HTML tokenizer.
+// whole page's visible text, read as the HTML tokenizer reads it.
 //
 // The rules were kept only when they helped on the evaluation data (docs/accuracy.md):
 // the AEB pages, and the Debian manuals, where two unrelated pages must never get the
@@ -79,10 +81,9 @@
 //	VisibleText (whole page)          0.508      0.993   0.672  0.000
 //
 // Timed side by side on one core (the eval module's BenchmarkAEB), Extract is several
-// times as fast as go-trafilatura and allocates a fraction as much. The html.Parse call
-// is most of its time; script and style text, comments and the attributes it does not
-// read are cut from the page before the parser sees them. VisibleText reads the page
-// without a parser or the tokenizer.
+// times as fast as go-trafilatura and allocates a fraction as much. Building the tree
+// is the largest part of its time; it takes a few dozen allocations a page, as
+// VisibleText reads the page without a parser or the tokenizer.
 //
 // # Example
 //

@@ -129,34 +129,46 @@ func Extract(page []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return run(s, name, &opts, start, nil)
+	return run(s, name, &opts, start)
 }
 
 // ExtractVisible returns what Extract and VisibleText return for page, reading and
 // decoding the page once, and reading its visible text once even when Extract falls
-// back to it. The visible text is read first, outside opts.Timeout, as VisibleText is,
-// and returned whenever the page could be read: with ErrTimeout and ErrTooDeep too, not
-// with ErrTooLarge or ErrBinary. It is safe for concurrent use.
+// back to it. On nearly every page the visible text is read in the same pass as the
+// page's tree, within opts.Timeout; on the others it is read on its own, as VisibleText
+// reads it. It is returned whenever the page could be read: with ErrTimeout and
+// ErrTooDeep too (read after the fact then), not with ErrTooLarge or ErrBinary. It is
+// safe for concurrent use.
 func ExtractVisible(page []byte, opts Options) (r Result, visible string, err error) {
 	s, name, err := opts.read(page)
 	if err != nil {
 		return Result{}, "", err
 	}
-	text, title := visibleText(s)
-	r, err = run(s, name, &opts, time.Now(), &visibleResult{text, title})
-	return r, text, err
+	r, vis, err := runVisible(s, name, &opts, time.Now(), true)
+	if vis == nil {
+		vis = new(visibleResult)
+		vis.text, vis.title = visibleText(s)
+	}
+	return r, vis.text, err
 }
 
 // visibleResult is visibleText's result for a page.
 type visibleResult struct{ text, title string }
 
 // run does Extract's work on s, the page decoded from the encoding called name, within
-// opts.Timeout from start. vis, when not nil, is the page's visible text.
-func run(s, name string, opts *Options, start time.Time, vis *visibleResult) (Result, error) {
+// opts.Timeout from start.
+func run(s, name string, opts *Options, start time.Time) (Result, error) {
+	r, _, err := runVisible(s, name, opts, start, false)
+	return r, err
+}
+
+// runVisible is run, which also returns the page's visible text when visible is true
+// and it was read on the way (nil otherwise).
+func runVisible(s, name string, opts *Options, start time.Time, visible bool) (Result, *visibleResult, error) {
 	if opts.Timeout < 0 {
-		r, err := extract(s, opts, time.Time{}, vis)
+		r, vis, err := extract(s, opts, time.Time{}, visible)
 		r.Charset = name
-		return r, err
+		return r, vis, err
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -165,12 +177,13 @@ func run(s, name string, opts *Options, start time.Time, vis *visibleResult) (Re
 	deadline := start.Add(timeout)
 	type outcome struct {
 		r   Result
+		vis *visibleResult
 		err error
 	}
 	done := make(chan outcome, 1) // buffered: an abandoned worker still finishes its send
 	go func() {
-		r, err := extract(s, opts, deadline, vis)
-		done <- outcome{r, err}
+		r, vis, err := extract(s, opts, deadline, visible)
+		done <- outcome{r, vis, err}
 	}()
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
@@ -178,22 +191,23 @@ func run(s, name string, opts *Options, start time.Time, vis *visibleResult) (Re
 	case o := <-done:
 		if !errors.Is(o.err, ErrTimeout) {
 			o.r.Charset = name
-			return o.r, o.err
+			return o.r, o.vis, o.err
 		}
 	case <-timer.C:
 	}
-	return Result{}, fmt.Errorf("%w: no result after %v; raise Timeout (--timeout), or use VisibleText for this page", ErrTimeout, timeout)
+	return Result{}, nil, fmt.Errorf("%w: no result after %v; raise Timeout (--timeout), or use VisibleText for this page", ErrTimeout, timeout)
 }
 
-// extract does Extract's work on the decoded page s. It gives up with ErrTimeout, between
-// steps, once the deadline (if not zero) has passed: nobody waits for its result then,
-// and a result cut short must not be returned should Extract still be waiting.
-func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r Result, err error) {
+// extract does Extract's work on the decoded page s, and returns the page's visible
+// text too when visible is true and it was read on the way or needed. It gives up with
+// ErrTimeout, between steps, once the deadline (if not zero) has passed: nobody waits
+// for its result then, and a result cut short must not be returned should Extract still
+// be waiting.
+func extract(s string, opts *Options, deadline time.Time, visible bool) (r Result, vis *visibleResult, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
-	doc, err := html.Parse(strings.NewReader(stripRaw(s)))
+	doc, vis, err := parse(s, visible)
 	if err != nil {
-		// For a reader that cannot fail, the parser's only error is its nesting limit.
-		return Result{}, fmt.Errorf("%w: %v", ErrTooDeep, err)
+		return Result{}, nil, err
 	}
 	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 || maxDepth > DefaultMaxDepth {
@@ -201,10 +215,10 @@ func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r
 	}
 	t := &tree{els: make([]elem, 0, len(s)/64), classes: make(map[string]words)}
 	if d := t.index(doc, maxDepth); d > maxDepth {
-		return Result{}, fmt.Errorf("%w: elements nested more than %d deep, the limit; raise MaxDepth (at most %d)", ErrTooDeep, maxDepth, DefaultMaxDepth)
+		return Result{}, vis, fmt.Errorf("%w: elements nested more than %d deep, the limit; raise MaxDepth (at most %d)", ErrTooDeep, maxDepth, DefaultMaxDepth)
 	}
 	if late() {
-		return Result{}, ErrTimeout
+		return Result{}, nil, ErrTimeout
 	}
 	ogTitle := metadata(doc, baseURL(opts.URL), &r)
 	r.Method = MethodMain
@@ -225,7 +239,7 @@ func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r
 		}
 	}
 	if late() {
-		return Result{}, ErrTimeout
+		return Result{}, nil, ErrTimeout
 	}
 	if n := utf8.RuneCountInString(r.Text); n >= minText || opts.NoFallback {
 		if r.Title != "" && n < titledText && !strings.HasPrefix(r.Text, r.Title) {
@@ -235,7 +249,7 @@ func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r
 			// references leave it out.
 			r.Text = r.Title + "\n" + r.Text
 		}
-		return r, nil
+		return r, vis, nil
 	}
 	if vis == nil {
 		vis = new(visibleResult)
@@ -246,5 +260,26 @@ func extract(s string, opts *Options, deadline time.Time, vis *visibleResult) (r
 		r.Title = title
 	}
 	r.Text, r.Method = text, MethodVisibleText
-	return r, nil
+	return r, vis, nil
+}
+
+// parse returns the tree of the page s, built by buildTree, else by html.Parse from the
+// stripped page, and its visible text when visible is true and buildTree read it.
+func parse(s string, visible bool) (*html.Node, *visibleResult, error) {
+	var v *visibleState
+	if visible {
+		v = new(visibleState)
+	}
+	if doc, ok := buildTree(s, v); ok {
+		if v != nil && v.ok {
+			return doc, &visibleResult{normalize(v.b.String()), normalize(v.title)}, nil
+		}
+		return doc, nil, nil
+	}
+	doc, err := html.Parse(strings.NewReader(stripRaw(s)))
+	if err != nil {
+		// For a reader that cannot fail, the parser's only error is its nesting limit.
+		return nil, nil, fmt.Errorf("%w: %v", ErrTooDeep, err)
+	}
+	return doc, nil, nil
 }

@@ -16,7 +16,8 @@ import (
 // windows-1252. Bytes that are invalid in the encoding become U+FFFD.
 func decode(page []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
-	if !certain && utf8.Valid(page) && (name != "iso-2022-jp" || !sevenBit(page)) {
+	valid := !certain && utf8.Valid(page)
+	if valid && (name != "iso-2022-jp" || !sevenBit(page)) {
 		// A page mislabelled by its <meta> tag, or whose first 1024 bytes are ASCII, is
 		// far more often UTF-8 than a legacy text that happens to be valid UTF-8. But
 		// ISO-2022-JP is all 7-bit bytes, always valid UTF-8: its declaration stands
@@ -26,6 +27,9 @@ func decode(page []byte, contentType string) (string, string) {
 	var s string
 	if enc == encoding.Nop {
 		s = string(page)
+		if valid {
+			return s, name // checked above: the copy needs no second pass
+		}
 	} else if b, err := enc.NewDecoder().Bytes(page); err == nil {
 		s = string(b)
 	} else {

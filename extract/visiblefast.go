@@ -71,6 +71,7 @@ type visibleState struct {
 	skip  atom.Atom // the element whose content is being skipped
 	depth int       // how many skip elements are open (templates nest)
 	title string
+	ok    bool // buildTree's: the state machine read the whole page
 }
 
 // start takes a start tag of element a.
