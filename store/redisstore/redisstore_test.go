@@ -81,6 +81,8 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testRace(t, a, b)
 	})
+	t.Run("GroupedScripts", func(t *testing.T) { testGroupedScripts(t, open(t, Options{})) })
+	t.Run("StaleSlots", func(t *testing.T) { testStaleSlots(t, open(t, Options{}), c.Addrs) }) // last but CheckConfig: it moves a slot
 	t.Run("CheckConfig", func(t *testing.T) {
 		db := open(t, Options{})
 		ctx := context.Background()

@@ -145,24 +145,24 @@ func (t *txn) prepare(ctx context.Context) error {
 	resolves := db.later.take()
 	counts := db.takeCounts()
 	for len(pending) > 0 {
-		var rcmds []redis.Cmder
+		var rq *queued
 		var ccmds []countCmd
-		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		var groups [][]int
+		var bump *redis.Cmd
+		cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
 			// Earlier transactions' resolves go first: a field this one writes may hold
 			// one of their intents, which a node then resolves before this prepare.
-			rcmds = resolves.queue(ctx, db, p, false)
-			for _, i := range pending {
-				prepScript.run(ctx, p, t.ws[i].keys(), t.ws[i].prepArgs(t.id)...)
-			}
+			rq = resolves.queue(ctx, db, p, false)
+			groups = t.queuePrep(ctx, p, pending)
 			if t.puts {
-				bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
+				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
 			}
 			// The counts of earlier writes ride along: no round trip of their own.
 			for ns, n := range counts {
 				ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
 			}
 		})
-		if resolves.done(db, rcmds) != nil {
+		if rq.done(ctx, db) != nil {
 			db.later.put(resolves) // they are idempotent: the next write tries again
 		}
 		resolves, counts = nil, nil
@@ -171,11 +171,15 @@ func (t *txn) prepare(ctx context.Context) error {
 				db.addCount(c.ns, c.n)
 			}
 		}
+		if bump != nil && bump.Err() != nil {
+			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
+		}
+		t.puts = false
+		answers, err := t.prepAnswers(ctx, cmds[len(rq.cmds):len(rq.cmds)+len(groups)], groups, pending)
 		if err != nil {
 			return fmt.Errorf("redisstore: prepare: %w", err)
 		}
-		t.puts = false
-		blockers, err := t.placedBy(cmds[len(rcmds):], pending)
+		blockers, err := t.placedBy(answers, pending)
 		if err != nil {
 			return err
 		}
@@ -195,24 +199,83 @@ func (t *txn) prepare(ctx context.Context) error {
 	return nil
 }
 
+// queuePrep queues a prepManyScript for each master on p, placing the intents of the
+// writes pending, and returns the positions in pending each carries.
+func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [][]int {
+	groups := t.db.groupByMaster(ctx, len(pending), func(j int) string { return t.ws[pending[j]].key })
+	for _, g := range groups {
+		args := []any{t.id}
+		for _, j := range g {
+			w := &t.ws[pending[j]]
+			args = append(args, w.key, w.index, len(w.fields))
+			for k, f := range w.fields {
+				args = append(args, f, w.conds[k], w.intents[k])
+			}
+		}
+		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
+	}
+	return groups
+}
+
+// prepAnswers returns the answer of each write pending ("OK", "C", or "L" and the
+// holder) from queuePrep's commands, cmds, preparing again with a prepScript a bucket
+// the writes of a call that failed.
+func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]int, pending []int) ([]string, error) {
+	answers := make([]string, len(pending))
+	var again []int
+	for j, g := range groups {
+		r, err := cmds[j].(*redis.Cmd).StringSlice()
+		if err != nil || len(r) != len(g) {
+			again = append(again, g...)
+			continue
+		}
+		for k, x := range g {
+			answers[x] = r[k]
+		}
+	}
+	if len(again) == 0 {
+		return answers, nil
+	}
+	cmds, err := t.db.pipelined(ctx, func(p redis.Pipeliner) {
+		for _, x := range again {
+			w := &t.ws[pending[x]]
+			prepScript.run(ctx, p, w.keys(), w.prepArgs(t.id)...)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for j, x := range again {
+		r, _ := cmds[j].(*redis.Cmd).Slice()
+		switch {
+		case len(r) == 1 && (r[0] == "OK" || r[0] == "C"):
+			answers[x] = r[0].(string)
+		case len(r) == 2 && r[0] == "L":
+			holder, _ := r[1].(string)
+			answers[x] = "L" + holder
+		default:
+			return nil, fmt.Errorf("prepare answered %v", r)
+		}
+	}
+	return answers, nil
+}
+
 // placedBy reads the prepare answers of the writes pending, marking those placed; it
 // returns the writes each other transaction blocks, store.ErrConflict when a condition
 // failed, or another error.
-func (t *txn) placedBy(cmds []redis.Cmder, pending []int) (map[string][]int, error) {
+func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error) {
 	blockers := map[string][]int{}
 	conflict := false
 	for j, i := range pending {
-		r, _ := cmds[j].(*redis.Cmd).Slice()
-		switch {
-		case len(r) == 1 && r[0] == "OK":
+		switch a := answers[j]; {
+		case a == "OK":
 			t.placed[i] = true
-		case len(r) == 1 && r[0] == "C":
+		case a == "C":
 			conflict = true
-		case len(r) == 2 && r[0] == "L":
-			holder, _ := r[1].(string)
-			blockers[holder] = append(blockers[holder], i)
+		case len(a) == 17 && a[0] == 'L':
+			blockers[a[1:]] = append(blockers[a[1:]], i)
 		default:
-			return nil, fmt.Errorf("redisstore: prepare answered %v", r)
+			return nil, fmt.Errorf("redisstore: prepare answered %q", a)
 		}
 	}
 	if conflict {
@@ -312,15 +375,15 @@ func (t *txn) resolveWait(ctx context.Context) error {
 	for n, ws := range byNode {
 		wg.Go(func() {
 			rs := resolutions{{txn: t.id, commit: true, ws: ws}}
-			var rcmds []redis.Cmder
+			var rq *queued
 			var wait *redis.Cmd
 			_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
-				rcmds = rs.queue(ctx, db, p, true)
+				rq = rs.queue(ctx, db, p, true)
 				wait = p.Do(ctx, "wait", db.opt.Wait, db.opt.WaitTimeout.Milliseconds())
 				return nil
 			})
 			if err == nil {
-				err = rs.done(db, rcmds)
+				err = rq.done(ctx, db)
 			}
 			if got, _ := wait.Int64(); err == nil && got < int64(db.opt.Wait) {
 				err = fmt.Errorf("%w: %d of %d replicas of %s within %v", ErrWait, got, db.opt.Wait, n.Options().Addr, db.opt.WaitTimeout)
