@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/store/pebblestore"
 )
 
 // roundTrips counts the calls a client makes to the cluster, a pipeline counting once:
@@ -63,36 +64,12 @@ func BenchmarkShared(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var next atomic.Int64
-	doc := func(i int64) neardup.Document {
-		r := rand.New(rand.NewPCG(uint64(i), 2))
-		if i > 10 && r.IntN(10) == 0 {
-			r = rand.New(rand.NewPCG(uint64(r.Int64N(i)), 2)) // a near copy of an earlier one
-		}
-		w := make([]string, 300)
-		for j := range w {
-			w[j] = fmt.Sprintf("w%d", r.IntN(50000))
-		}
-		w[0] = fmt.Sprintf("v%d", i)
-		return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
-	}
 	mem0, cpu0, stats0 := usedMemory(b, db), usedCPU(b, db), commandStats(b, db)
 	start, cmds, recs := rt.n.Load(), rt.cmds.Load(), rt.recs.Load()
-	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := d.Check(doc(next.Add(1))); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.StopTimer()
+	checkAll(b, d)
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
 	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(rt.recs.Load()-recs)/float64(b.N), "record-rt/op")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
 	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
 		b.Fatal(err)
 	}
@@ -108,6 +85,55 @@ func BenchmarkShared(b *testing.B) {
 	for kind, n := range keyMemory(b, db) {
 		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
 	}
+}
+
+// BenchmarkSharedPebble is BenchmarkShared's load on a detector over pebblestore in a
+// temporary directory, one process holding the store: what the shared store is to be
+// compared with.
+func BenchmarkSharedPebble(b *testing.B) {
+	st, err := pebblestore.Open(b.TempDir(), pebblestore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	d, err := neardup.OpenDetector(st, neardup.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	checkAll(b, d)
+}
+
+// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines, and
+// reports adds a second.
+func checkAll(b *testing.B, d *neardup.Detector) {
+	var next atomic.Int64
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+}
+
+// benchDoc returns document i of the benchmarks: 300 words, one in ten a near copy of
+// an earlier one.
+func benchDoc(i int64) neardup.Document {
+	r := rand.New(rand.NewPCG(uint64(i), 2))
+	if i > 10 && r.IntN(10) == 0 {
+		r = rand.New(rand.NewPCG(uint64(r.Int64N(i)), 2)) // a near copy of an earlier one
+	}
+	w := make([]string, 300)
+	for j := range w {
+		w[j] = fmt.Sprintf("w%d", r.IntN(50000))
+	}
+	w[0] = fmt.Sprintf("v%d", i)
+	return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
 }
 
 // keyMemory sums MEMORY USAGE over the store's keys by kind: record buckets, posting
