@@ -126,16 +126,28 @@ func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) 
 // readChunk reads fs into out with a readManyScript for each master, and the fields of
 // a call that failed (a slot on the move) again with a readScript each.
 func (db *DB) readChunk(ctx context.Context, fs []field, out []fieldValue) error {
+	var groups [][]int
+	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) { groups = db.queueReads(ctx, p, fs) })
+	return db.finishReads(ctx, fs, groups, cmds, out)
+}
+
+// queueReads queues a readManyScript for each master on p, reading fs, and returns the
+// indexes in fs each carries.
+func (db *DB) queueReads(ctx context.Context, p redis.Pipeliner, fs []field) [][]int {
 	groups := db.groupByMaster(ctx, len(fs), func(i int) string { return fs[i].key })
-	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
-		for _, g := range groups {
-			args := make([]any, 0, 2*len(g))
-			for _, i := range g {
-				args = append(args, fs[i].key, fs[i].name)
-			}
-			readManyScript.run(ctx, p, []string{fs[g[0]].key}, args...)
+	for _, g := range groups {
+		args := make([]any, 0, 2*len(g))
+		for _, i := range g {
+			args = append(args, fs[i].key, fs[i].name)
 		}
-	})
+		readManyScript.run(ctx, p, []string{fs[g[0]].key}, args...)
+	}
+	return groups
+}
+
+// finishReads reads the answers of queueReads's commands, cmds, into out, reading again
+// with a readScript each the fields of a call that failed.
+func (db *DB) finishReads(ctx context.Context, fs []field, groups [][]int, cmds []redis.Cmder, out []fieldValue) error {
 	var again []int
 	for j, g := range groups {
 		r, err := cmds[j].(*redis.Cmd).Slice()
@@ -258,16 +270,27 @@ func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
 
 func (db *DB) recordsMany(ids []uint64) ([][]byte, []bool, error) {
 	ctx := context.Background()
+	vs, err := db.readFields(ctx, db.recordFields(ids))
+	if err != nil {
+		return nil, nil, db.reloadOn(err)
+	}
+	return db.visibleRecords(ctx, vs)
+}
+
+// recordFields returns the fields of the records ids.
+func (db *DB) recordFields(ids []uint64) []field {
 	fs := make([]field, len(ids))
 	for i, id := range ids {
 		fs[i].key, fs[i].name = db.recordBucket(id)
 	}
-	vs, err := db.readFields(ctx, fs)
-	if err != nil {
-		return nil, nil, db.reloadOn(err)
-	}
-	recs, oks := make([][]byte, len(ids)), make([]bool, len(ids))
+	return fs
+}
+
+// visibleRecords returns the records read, vs, as committed transactions left them.
+func (db *DB) visibleRecords(ctx context.Context, vs []fieldValue) ([][]byte, []bool, error) {
+	recs, oks := make([][]byte, len(vs)), make([]bool, len(vs))
 	m := statuses{}
+	var err error
 	for i, v := range vs {
 		if recs[i], oks[i], err = db.visibleRecord(ctx, v.v, v.has, v.lock, m); err != nil {
 			return nil, nil, db.reloadOn(err)

@@ -38,32 +38,59 @@ func (db *DB) Sync() error {
 // step, resolve, rides in the process's next prepare, or goes alone once the process
 // has written nothing for a moment; with Options.Wait it is part of the write.
 func (db *DB) ApplyIf(b *store.Batch, conds []store.Cond) error {
+	_, _, err := db.ApplyIfRead(b, conds, nil)
+	return err
+}
+
+var _ store.ReadingConditional = (*DB)(nil)
+
+// ApplyIfRead is ApplyIf that reads the records ids in its prepare's pipeline (see
+// store.ReadingConditional): they cost the masters one more script call each, and no
+// round trip.
+func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][]byte, []bool, error) {
 	if !db.gate.Enter() {
-		return store.ErrClosed
+		return nil, nil, store.ErrClosed
 	}
 	defer db.gate.Leave()
 	if b.Len() == 0 {
-		return nil
+		if len(ids) == 0 {
+			return nil, nil, nil
+		}
+		return db.recordsMany(ids)
 	}
 	ws, maxID, puts, err := db.plan(b, conds)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if puts {
 		db.ids.seen(maxID)
 	}
+	var rr *recordRead
+	if len(ids) > 0 {
+		rr = &recordRead{fs: db.recordFields(ids), out: make([]fieldValue, len(ids))}
+	}
 	ctx := context.Background()
 	start := time.Now()
 	for {
-		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts}
+		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts, reads: rr}
 		err := t.run(ctx)
+		if err == nil && rr != nil {
+			return db.visibleRecords(ctx, rr.out)
+		}
 		if !errors.Is(err, errWounded) {
-			return db.reloadOn(err)
+			return nil, nil, db.reloadOn(err)
 		}
 		// An older transaction took a key this one held: start again, keeping the
 		// start time, so that this one ages and wins in the end.
 		time.Sleep(time.Duration(mrand.IntN(2000)) * time.Microsecond)
 	}
+}
+
+// recordRead is the records an ApplyIfRead reads in its prepare: their fields, and what
+// the attempt that committed read.
+type recordRead struct {
+	fs  []field
+	out []fieldValue
 }
 
 // txn is one attempt of a transaction.
@@ -74,6 +101,7 @@ type txn struct {
 	placed []bool // ws[i]'s intents are placed
 	maxID  uint64 // the largest record id put, when puts
 	puts   bool
+	reads  *recordRead // read in the first prepare pipeline, nil for none
 }
 
 // run runs the attempt: prepare (place an intent on every field, checking conditions),
@@ -149,10 +177,14 @@ func (t *txn) prepare(ctx context.Context) error {
 		var ccmds []countCmd
 		var groups [][]int
 		var bump *redis.Cmd
+		var reads [][]int
 		cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
 			// Earlier transactions' resolves go first: a field this one writes may hold
 			// one of their intents, which a node then resolves before this prepare.
 			rq = resolves.queue(ctx, db, p, false)
+			if t.reads != nil {
+				reads = db.queueReads(ctx, p, t.reads.fs)
+			}
 			groups = t.queuePrep(ctx, p, pending)
 			if t.puts {
 				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
@@ -175,7 +207,14 @@ func (t *txn) prepare(ctx context.Context) error {
 			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
 		}
 		t.puts = false
-		answers, err := t.prepAnswers(ctx, cmds[len(rq.cmds):len(rq.cmds)+len(groups)], groups, pending)
+		cmds = cmds[len(rq.cmds):]
+		if t.reads != nil {
+			if err := db.finishReads(ctx, t.reads.fs, reads, cmds, t.reads.out); err != nil {
+				return fmt.Errorf("redisstore: prepare: read: %w", err)
+			}
+			cmds, t.reads = cmds[len(reads):], nil
+		}
+		answers, err := t.prepAnswers(ctx, cmds[:len(groups)], groups, pending)
 		if err != nil {
 			return fmt.Errorf("redisstore: prepare: %w", err)
 		}
