@@ -165,6 +165,17 @@ type Conditional interface {
 	ApplyIf(b *Batch, conds []Cond) error
 }
 
+// ReadingConditional is a Conditional that reads records in the round trip of its
+// write's first step, so that records a decision needs, but which do not change what it
+// writes (a near-duplicate check's candidates), cost no round trip of their own.
+type ReadingConditional interface {
+	Conditional
+	// ApplyIfRead is ApplyIf that also returns the records under ids, as RecordsMany
+	// would, read before the batch applies and while its conditions held. On an error
+	// the records are nil.
+	ApplyIfRead(b *Batch, conds []Cond, ids []uint64) (recs [][]byte, ok []bool, err error)
+}
+
 // Key names the posting of one (namespace, key) pair.
 type Key struct {
 	Namespace Namespace

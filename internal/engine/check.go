@@ -133,6 +133,11 @@ type plan struct {
 	// finds the first (they share a band or table key whenever either would find the
 	// other).
 	bands []bandRead
+	// later are the near candidates' records not in the record cache, which a shared
+	// add reads with its write (store.ReadingConditional): the near copies among
+	// p.bands are found once they are in recs.
+	later []laterRecord
+	recs  map[uint64]*Record
 }
 
 // bandRead is a near-candidate posting (a band, or a SimHash table on a shared store)
@@ -230,9 +235,16 @@ func (d *Engine) commitAdd(e *api.Entry, now time.Time, gen uint64, p plan) (v a
 	}
 	r := &Record{Entry: *e, LastSeen: seenAt(e.FetchTime, now), seq: seq}
 	bandKeys := d.putOps(&b, r)
-	if d.shared {
+	switch {
+	case len(p.later) > 0:
+		// The near candidates' records come with the write: the verdict is decided
+		// after it, which it does not change, only what it reports.
+		if err = d.applyReading(e, &p, &b); err == nil {
+			v = d.verdict(e, &p)
+		}
+	case d.shared:
 		err = d.st.(store.Conditional).ApplyIf(&b, d.conds(e, &p))
-	} else {
+	default:
 		err = d.st.Write(&b)
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,12 +17,13 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/store/pebblestore"
 )
 
 // roundTrips counts the calls a client makes to the cluster, a pipeline counting once:
 // the round trips a caller waits for one after the other (a pipeline's nodes answer in
 // parallel).
-type roundTrips struct{ n, cmds atomic.Int64 }
+type roundTrips struct{ n, cmds, recs, later atomic.Int64 }
 
 func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
@@ -30,6 +32,18 @@ func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		r.n.Add(1)
+		if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool {
+			a := c.Args()
+			return len(a) < 4 || a[1] != readManyScript.sha || !strings.Contains(fmt.Sprint(a[3]), ":{r")
+		}) {
+			r.recs.Add(1) // a pipeline of reads of records alone: candidates read apart
+		}
+		if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool {
+			a := c.Args()
+			return !(a[0] == "expire" || a[0] == "incrby" || len(a) > 1 && a[1] == resolveManyScript.sha)
+		}) {
+			r.later.Add(1) // resolves and counts alone: what no add waits for
+		}
 		r.cmds.Add(int64(len(cmds)))
 		return next(ctx, cmds)
 	}
@@ -38,7 +52,9 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
-// round trips each makes (rt/op: a pipeline to several masters counts once), the
+// round trips each makes (rt/op: a pipeline to several masters counts once; record-rt/op
+// of them the reads of candidates' records apart, background-rt/op the resolves and
+// counts sent alone after 20 ms without a write, which no add waits for), the
 // commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
 // key) and the masters' CPU time it takes (redis-cpu-µs/doc). The store has a bucket
 // for every 4 documents, as Options.Buckets advises (some 200 postings a bucket).
@@ -59,43 +75,77 @@ func BenchmarkShared(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var next atomic.Int64
-	doc := func(i int64) neardup.Document {
-		r := rand.New(rand.NewPCG(uint64(i), 2))
-		if i > 10 && r.IntN(10) == 0 {
-			r = rand.New(rand.NewPCG(uint64(r.Int64N(i)), 2)) // a near copy of an earlier one
-		}
-		w := make([]string, 300)
-		for j := range w {
-			w[j] = fmt.Sprintf("w%d", r.IntN(50000))
-		}
-		w[0] = fmt.Sprintf("v%d", i)
-		return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
+	mem0, cpu0, stats0 := usedMemory(b, db), usedCPU(b, db), commandStats(b, db)
+	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()
+	checkAll(b, d)
+	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
+	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
+	b.ReportMetric(float64(rt.recs.Load()-recs)/float64(b.N), "record-rt/op")
+	b.ReportMetric(float64(rt.later.Load()-later)/float64(b.N), "background-rt/op")
+	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
+		b.Fatal(err)
 	}
-	mem0, cpu0 := usedMemory(b, db), usedCPU(b, db)
-	start, cmds := rt.n.Load(), rt.cmds.Load()
+	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
+	b.ReportMetric((usedCPU(b, db)-cpu0)*1e6/float64(b.N), "redis-cpu-µs/doc")
+	for name, s := range commandStats(b, db) {
+		s0 := stats0[name]
+		if calls := float64(s[0]-s0[0]) / float64(b.N); calls >= 0.5 {
+			b.ReportMetric(calls, name+"-calls/doc")
+			b.ReportMetric(float64(s[1]-s0[1])/float64(b.N), name+"-µs/doc")
+		}
+	}
+	for kind, n := range keyMemory(b, db) {
+		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
+	}
+}
+
+// BenchmarkSharedPebble is BenchmarkShared's load on a detector over pebblestore in a
+// temporary directory, one process holding the store: what the shared store is to be
+// compared with.
+func BenchmarkSharedPebble(b *testing.B) {
+	st, err := pebblestore.Open(b.TempDir(), pebblestore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	d, err := neardup.OpenDetector(st, neardup.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	checkAll(b, d)
+}
+
+// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines, and
+// reports adds a second.
+func checkAll(b *testing.B, d *neardup.Detector) {
+	var next atomic.Int64
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := d.Check(doc(next.Add(1))); err != nil {
+			if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
 	b.StopTimer()
-	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
-	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
-	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
-		b.Fatal(err)
+}
+
+// benchDoc returns document i of the benchmarks: 300 words, one in ten a near copy of
+// an earlier one.
+func benchDoc(i int64) neardup.Document {
+	r := rand.New(rand.NewPCG(uint64(i), 2))
+	if i > 10 && r.IntN(10) == 0 {
+		r = rand.New(rand.NewPCG(uint64(r.Int64N(i)), 2)) // a near copy of an earlier one
 	}
-	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
-	b.ReportMetric((usedCPU(b, db)-cpu0)*1e6/float64(b.N), "redis-cpu-µs/doc")
-	for kind, n := range keyMemory(b, db) {
-		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
+	w := make([]string, 300)
+	for j := range w {
+		w[j] = fmt.Sprintf("w%d", r.IntN(50000))
 	}
+	w[0] = fmt.Sprintf("v%d", i)
+	return neardup.Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
 }
 
 // keyMemory sums MEMORY USAGE over the store's keys by kind: record buckets, posting
@@ -168,4 +218,39 @@ func usedMemory(b *testing.B, db *DB) int64 {
 		b.Fatal(err)
 	}
 	return total.Load()
+}
+
+// commandStats sums INFO commandstats over the masters: for each command, its calls and
+// the µs spent in it (a script's inner commands count under their own names as well as
+// in the script's).
+func commandStats(b *testing.B, db *DB) map[string][2]int64 {
+	var mu sync.Mutex
+	out := map[string][2]int64{}
+	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+		info, err := n.InfoMap(ctx, "commandstats").Result()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for k, v := range info["Commandstats"] {
+			var s [2]int64
+			for f := range strings.SplitSeq(v, ",") {
+				name, val, _ := strings.Cut(f, "=")
+				switch name {
+				case "calls":
+					s[0], _ = strconv.ParseInt(val, 10, 64)
+				case "usec":
+					s[1], _ = strconv.ParseInt(val, 10, 64)
+				}
+			}
+			name := strings.TrimPrefix(k, "cmdstat_")
+			out[name] = [2]int64{out[name][0] + s[0], out[name][1] + s[1]}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
 }

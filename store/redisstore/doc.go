@@ -25,10 +25,11 @@
 // Apply makes it atomic as Percolator does, with a status key per transaction as the one
 // atomic step:
 //
-//  1. Prepare: on every bucket the batch writes, one script places the transaction's
+//  1. Prepare: on every bucket the batch writes, a script places the transaction's
 //     intent on each of its fields (its id and the changes, in the intents hash) unless
 //     another transaction holds one of them, and checks ApplyIf's conditions there. One
-//     pipelined round trip per master.
+//     script call carries every bucket of one master (see group.go), one pipelined round
+//     trip to each master in parallel.
 //  2. Commit: SET status "c" NX. From here the batch is applied, whatever happens next,
 //     and Apply returns.
 //  3. Resolve: on every bucket, a script applies the intents and drops them; then the
@@ -44,7 +45,10 @@
 // (SET status "a" NX, the same step the younger commits with, so exactly one wins); a
 // holder older than Options.LockTimeout is taken to be dead and aborted. That orders
 // writers (wound-wait) without deadlock. The scripts are sent by SHA (EVALSHA), by
-// their text only to a node that does not know them yet.
+// their text only to a node that does not know them yet. Reads, prepares and resolves
+// go as one script call for each master, over all the buckets it serves
+// (allow-cross-slot-keys), and fall back to a call a bucket, which follows the cluster's
+// redirects, when a slot is on the move: an add costs some 13 commands, not 150.
 //
 // # Caveats
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -112,31 +111,81 @@ type fieldValue struct {
 	has     bool
 }
 
-// readFields reads fields of buckets and their intents, a script each, in pipelines of
-// up to 4096 fields: one round trip to each master, in parallel.
+// readFields reads fields of buckets and their intents, in pipelines of up to 4096
+// fields: one round trip to each master, in parallel, with one script a master.
 func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) {
-	out := make([]fieldValue, 0, len(fs))
-	for chunk := range slices.Chunk(fs, 4096) {
-		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
-			for _, f := range chunk {
-				readScript.run(ctx, p, []string{f.key, lockKey(f.key)}, f.name)
-			}
-		})
-		if err != nil {
+	out := make([]fieldValue, len(fs))
+	for start := 0; start < len(fs); start += 4096 {
+		if err := db.readChunk(ctx, fs[start:min(start+4096, len(fs))], out[start:]); err != nil {
 			return nil, fmt.Errorf("redisstore: read: %w", err)
-		}
-		for _, c := range cmds {
-			r, _ := c.(*redis.Cmd).Slice()
-			if len(r) != 3 {
-				return nil, fmt.Errorf("redisstore: read answered %v", r)
-			}
-			has, _ := r[0].(int64)
-			v, _ := r[1].(string)
-			lock, _ := r[2].(string)
-			out = append(out, fieldValue{v: v, has: has == 1, lock: lock})
 		}
 	}
 	return out, nil
+}
+
+// readChunk reads fs into out with a readManyScript for each master, and the fields of
+// a call that failed (a slot on the move) again with a readScript each.
+func (db *DB) readChunk(ctx context.Context, fs []field, out []fieldValue) error {
+	var groups [][]int
+	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) { groups = db.queueReads(ctx, p, fs) })
+	return db.finishReads(ctx, fs, groups, cmds, out)
+}
+
+// queueReads queues a readManyScript for each master on p, reading fs, and returns the
+// indexes in fs each carries.
+func (db *DB) queueReads(ctx context.Context, p redis.Pipeliner, fs []field) [][]int {
+	groups := db.groupByMaster(ctx, len(fs), func(i int) string { return fs[i].key })
+	for _, g := range groups {
+		args := make([]any, 0, 2*len(g))
+		for _, i := range g {
+			args = append(args, fs[i].key, fs[i].name)
+		}
+		readManyScript.run(ctx, p, []string{fs[g[0]].key}, args...)
+	}
+	return groups
+}
+
+// finishReads reads the answers of queueReads's commands, cmds, into out, reading again
+// with a readScript each the fields of a call that failed.
+func (db *DB) finishReads(ctx context.Context, fs []field, groups [][]int, cmds []redis.Cmder, out []fieldValue) error {
+	var again []int
+	for j, g := range groups {
+		r, err := cmds[j].(*redis.Cmd).Slice()
+		if err != nil || len(r) != 3*len(g) {
+			again = append(again, g...)
+			continue
+		}
+		for k, i := range g {
+			out[i] = fieldValueOf(r[3*k : 3*k+3])
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		for _, i := range again {
+			readScript.run(ctx, p, []string{fs[i].key, lockKey(fs[i].key)}, fs[i].name)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for j, i := range again {
+		r, _ := cmds[j].(*redis.Cmd).Slice()
+		if len(r) != 3 {
+			return fmt.Errorf("read answered %v", r)
+		}
+		out[i] = fieldValueOf(r)
+	}
+	return nil
+}
+
+// fieldValueOf reads readScript's answer.
+func fieldValueOf(r []any) fieldValue {
+	has, _ := r[0].(int64)
+	v, _ := r[1].(string)
+	lock, _ := r[2].(string)
+	return fieldValue{v: v, has: has == 1, lock: lock}
 }
 
 // Record returns the record under id: one round trip, two when a transaction is
@@ -221,16 +270,27 @@ func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
 
 func (db *DB) recordsMany(ids []uint64) ([][]byte, []bool, error) {
 	ctx := context.Background()
+	vs, err := db.readFields(ctx, db.recordFields(ids))
+	if err != nil {
+		return nil, nil, db.reloadOn(err)
+	}
+	return db.visibleRecords(ctx, vs)
+}
+
+// recordFields returns the fields of the records ids.
+func (db *DB) recordFields(ids []uint64) []field {
 	fs := make([]field, len(ids))
 	for i, id := range ids {
 		fs[i].key, fs[i].name = db.recordBucket(id)
 	}
-	vs, err := db.readFields(ctx, fs)
-	if err != nil {
-		return nil, nil, db.reloadOn(err)
-	}
-	recs, oks := make([][]byte, len(ids)), make([]bool, len(ids))
+	return fs
+}
+
+// visibleRecords returns the records read, vs, as committed transactions left them.
+func (db *DB) visibleRecords(ctx context.Context, vs []fieldValue) ([][]byte, []bool, error) {
+	recs, oks := make([][]byte, len(vs)), make([]bool, len(vs))
 	m := statuses{}
+	var err error
 	for i, v := range vs {
 		if recs[i], oks[i], err = db.visibleRecord(ctx, v.v, v.has, v.lock, m); err != nil {
 			return nil, nil, db.reloadOn(err)

@@ -81,25 +81,30 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testRace(t, a, b)
 	})
-	t.Run("CheckConfig", func(t *testing.T) {
-		db := open(t, Options{})
-		ctx := context.Background()
-		if w, err := db.CheckConfig(ctx); err != nil || len(w) != 0 {
-			t.Fatalf("CheckConfig on the test cluster = %q, %v; want no warning", w, err)
-		}
-		if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-			return n.ConfigSet(ctx, "appendfsync", "no").Err()
-		}); err != nil {
-			t.Fatal(err)
-		}
-		defer db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-			return n.ConfigSet(ctx, "appendfsync", "everysec").Err()
-		})
-		w, err := db.CheckConfig(ctx)
-		if err != nil || len(w) != redistest.Masters || !strings.Contains(w[0], "appendfsync is no") {
-			t.Errorf("CheckConfig with appendfsync no = %q, %v; want one warning a master", w, err)
-		}
+	t.Run("GroupedScripts", func(t *testing.T) { testGroupedScripts(t, open(t, Options{})) })
+	t.Run("StaleSlots", func(t *testing.T) { testStaleSlots(t, open(t, Options{}), c.Addrs) }) // last but CheckConfig: it moves a slot
+	t.Run("CheckConfig", func(t *testing.T) { testCheckConfig(t, open(t, Options{})) })
+}
+
+// testCheckConfig checks that CheckConfig finds nothing wrong with the test cluster, and
+// a warning a master once appendfsync is no.
+func testCheckConfig(t *testing.T, db *DB) {
+	ctx := context.Background()
+	if w, err := db.CheckConfig(ctx); err != nil || len(w) != 0 {
+		t.Fatalf("CheckConfig on the test cluster = %q, %v; want no warning", w, err)
+	}
+	if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		return n.ConfigSet(ctx, "appendfsync", "no").Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		return n.ConfigSet(ctx, "appendfsync", "everysec").Err()
 	})
+	w, err := db.CheckConfig(ctx)
+	if err != nil || len(w) != redistest.Masters || !strings.Contains(w[0], "appendfsync is no") {
+		t.Errorf("CheckConfig with appendfsync no = %q, %v; want one warning a master", w, err)
+	}
 }
 
 // testApplyIf checks that a condition that holds applies the batch, and one that does
@@ -129,6 +134,21 @@ func testApplyIf(t *testing.T, db *DB) {
 	}
 	if ids := storetest.IDs(t, db, 1, []byte("url")); !slices.Equal(ids, []uint64{6}) {
 		t.Errorf("url holds %v, want [6]", ids)
+	}
+	// ApplyIfRead returns the records as they were before the batch, in order, and
+	// none when a condition fails.
+	b.Reset()
+	b.Add(1, []byte("url"), 7)
+	b.PutRecord(5, []byte("five again"))
+	recs, ok, err := db.ApplyIfRead(&b, []store.Cond{{Namespace: 1, Key: []byte("url"), IDs: []uint64{6}}}, []uint64{6, 99, 5})
+	if err != nil || fmt.Sprintf("%q %v", recs, ok) != `["six" "" "five"] [true false true]` {
+		t.Errorf("ApplyIfRead = %q, %v, %v; want six, none, and five as before the batch", recs, ok, err)
+	}
+	if recs, ok, err := db.ApplyIfRead(&b, []store.Cond{{Namespace: 1, Key: []byte("url")}}, []uint64{6}); !errors.Is(err, store.ErrConflict) || recs != nil || ok != nil {
+		t.Errorf("ApplyIfRead on a condition that fails = %q, %v, %v; want ErrConflict and no records", recs, ok, err)
+	}
+	if rec, _, _ := db.Record(5); string(rec) != "five again" {
+		t.Errorf("after ApplyIfRead, record 5 = %q, want %q", rec, "five again")
 	}
 	b.Reset()
 	b.Add(1, []byte("other"), 1)

@@ -34,60 +34,127 @@ type resolution struct {
 
 type resolutions []resolution
 
-// queue queues the resolve scripts of rs on p (by their text when byText: p is a single
-// node's, which does not run them again on NOSCRIPT), and the expiry of
-// its status if r.expire, and returns the commands in order.
-func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byText bool) []redis.Cmder {
-	var cmds []redis.Cmder
-	for _, r := range rs {
-		for _, w := range r.ws {
-			keys, args := w.keys(), w.resolveArgs(r.txn, r.commit)
-			if byText {
-				cmds = append(cmds, p.Eval(ctx, resolveScript.src, keys, args...))
-			} else {
-				cmds = append(cmds, resolveScript.run(ctx, p, keys, args...))
-			}
-		}
-		if r.expire {
-			cmds = append(cmds, p.Expire(ctx, db.statusKey(r.txn), statusTTL))
-		}
-	}
-	return cmds
+// queued is what resolutions.queue put in a pipeline: the commands, and for each the
+// writes it resolves (none for a status's EXPIRE).
+type queued struct {
+	cmds   []redis.Cmder
+	parts  [][]part
+	byText bool
 }
 
-// done adds the answers of queue's commands to the process's counts, and returns the
-// first error among them.
-func (rs resolutions) done(db *DB, cmds []redis.Cmder) error {
-	i := 0
-	var first error
-	for _, r := range rs {
-		for _, w := range r.ws {
-			c := cmds[i].(*redis.Cmd)
-			i++
-			deltas, err := c.Int64Slice()
-			if err != nil {
-				first = cmp.Or(first, err)
-				continue
-			}
-			for j, d := range deltas {
-				if d != 0 && j < len(w.ns) && w.ns[j] >= 0 {
-					db.addCount(store.Namespace(w.ns[j]), d)
+// part is write w of resolution r.
+type part struct {
+	r *resolution
+	w *write
+}
+
+func (q *queued) add(c redis.Cmder, parts []part) {
+	q.cmds, q.parts = append(q.cmds, c), append(q.parts, parts)
+}
+
+// queue queues the resolves of rs on p, one resolveManyScript a master, or when byText
+// (p is a single node's, which does not run scripts again on NOSCRIPT) one
+// resolveScript a bucket by its text; then the expiry of each status whose r.expire.
+func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byText bool) *queued {
+	q := &queued{byText: byText}
+	var parts []part
+	for i := range rs {
+		for j := range rs[i].ws {
+			parts = append(parts, part{&rs[i], &rs[i].ws[j]})
+		}
+	}
+	if byText {
+		for _, pt := range parts {
+			q.add(p.Eval(ctx, resolveScript.src, pt.w.keys(), pt.w.resolveArgs(pt.r.txn, pt.r.commit)...), []part{pt})
+		}
+	} else {
+		for _, g := range db.groupByMaster(ctx, len(parts), func(i int) string { return parts[i].w.key }) {
+			var args []any
+			gp := make([]part, len(g))
+			for k, i := range g {
+				pt := parts[i]
+				gp[k] = pt
+				args = append(args, pt.r.txn, boolArg(pt.r.commit), pt.w.key, pt.w.index, len(pt.w.fields))
+				for _, f := range pt.w.fields {
+					args = append(args, f)
 				}
 			}
+			q.add(resolveManyScript.run(ctx, p, []string{gp[0].w.key}, args...), gp)
 		}
+	}
+	for _, r := range rs {
 		if r.expire {
-			first = cmp.Or(first, cmds[i].Err())
-			i++
+			q.add(p.Expire(ctx, db.statusKey(r.txn), statusTTL), nil)
 		}
+	}
+	return q
+}
+
+// done adds the answers of q's commands to the process's counts, resolves again with
+// a resolveScript a bucket the writes of a resolveManyScript that failed, and returns
+// the first error left.
+func (q *queued) done(ctx context.Context, db *DB) error {
+	var first error
+	var again []part
+	for i, c := range q.cmds {
+		if q.parts[i] == nil {
+			first = cmp.Or(first, c.Err())
+			continue
+		}
+		deltas, err := c.(*redis.Cmd).Int64Slice()
+		if err == nil && countDeltas(db, q.parts[i], deltas) {
+			continue
+		}
+		if q.byText {
+			first = cmp.Or(first, err, fmt.Errorf("resolve answered %v", deltas))
+			continue
+		}
+		again = append(again, q.parts[i]...)
+	}
+	if len(again) == 0 {
+		return first
+	}
+	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
+		for _, pt := range again {
+			resolveScript.run(ctx, p, pt.w.keys(), pt.w.resolveArgs(pt.r.txn, pt.r.commit)...)
+		}
+	})
+	for i, c := range cmds {
+		deltas, err := c.(*redis.Cmd).Int64Slice()
+		if err == nil && !countDeltas(db, again[i:i+1], deltas) {
+			err = fmt.Errorf("resolve answered %v", deltas)
+		}
+		first = cmp.Or(first, err)
 	}
 	return first
 }
 
+// countDeltas adds to the process's counts the deltas a resolve answered for the
+// fields of parts, one after the other; false when there are not as many as fields.
+func countDeltas(db *DB, parts []part, deltas []int64) bool {
+	n := 0
+	for _, pt := range parts {
+		n += len(pt.w.fields)
+	}
+	if len(deltas) != n {
+		return false
+	}
+	for _, pt := range parts {
+		for j, d := range deltas[:len(pt.w.fields)] {
+			if d != 0 && pt.w.ns[j] >= 0 {
+				db.addCount(store.Namespace(pt.w.ns[j]), d)
+			}
+		}
+		deltas = deltas[len(pt.w.fields):]
+	}
+	return true
+}
+
 // run resolves rs in one pipeline.
 func (rs resolutions) run(ctx context.Context, db *DB) error {
-	var cmds []redis.Cmder
-	_, _ = db.pipelined(ctx, func(p redis.Pipeliner) { cmds = rs.queue(ctx, db, p, false) })
-	if err := rs.done(db, cmds); err != nil {
+	var q *queued
+	_, _ = db.pipelined(ctx, func(p redis.Pipeliner) { q = rs.queue(ctx, db, p, false) })
+	if err := q.done(ctx, db); err != nil {
 		return fmt.Errorf("redisstore: resolve: %w", err)
 	}
 	return nil

@@ -104,12 +104,8 @@ func firstErr(cmds []redis.Cmder) error {
 // {"OK"} once every intent is placed; nothing changes unless it returns OK. KEYS[3],
 // when given, is the bucket's sorted set of fields (an ordered namespace's), where each
 // field gets its member with its intent, so that a reader of the set finds it pending.
-var prepScript = newScript(`
+var prepScript = newScript(luaMember + `
 local txn = ARGV[1]
-local function member(f)
-  local n = #f
-  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
-end
 for i = 2, #ARGV, 3 do
   local l = redis.call('HGET', KEYS[2], ARGV[i])
   if l and string.sub(l, 1, 16) ~= txn then return {'L', string.sub(l, 1, 16)} end
@@ -132,40 +128,14 @@ return {'OK'}
 // returns, for each field, how many ids its posting gained less how many it lost: 0 for
 // a record, or when the field holds no intent of that transaction (resolved already).
 // KEYS[3], when given, is the bucket's sorted set of fields: a field left empty leaves it.
-var resolveScript = newScript(`
-local function less(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function apply(f, intent)
-  local k = string.sub(intent, 1, 1)
-  if k == 'n' then redis.call('HSET', KEYS[1], f, string.sub(intent, 2)); return 0 end
-  if k == 'd' then redis.call('HDEL', KEYS[1], f); return 0 end
-  local set = {}
-  for id in string.gmatch(redis.call('HGET', KEYS[1], f) or '', '%d+') do set[id] = true end
-  local delta = 0
-  for op, id in string.gmatch(intent, '([+-])(%d+)') do
-    if op == '+' and not set[id] then set[id] = true; delta = delta + 1 end
-    if op == '-' and set[id] then set[id] = nil; delta = delta - 1 end
-  end
-  local ids = {}
-  for id in pairs(set) do ids[#ids + 1] = id end
-  if #ids == 0 then redis.call('HDEL', KEYS[1], f); return delta end
-  table.sort(ids, less)
-  redis.call('HSET', KEYS[1], f, table.concat(ids, ','))
-  return delta
-end
-local function member(f)
-  local n = #f
-  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
-end
+var resolveScript = newScript(luaApply + luaMember + `
 local out = {}
 for i = 3, #ARGV do
   local f = ARGV[i]
   local l = redis.call('HGET', KEYS[2], f)
   local delta = 0
   if l and string.sub(l, 1, 16) == ARGV[1] then
-    if ARGV[2] == '1' then delta = apply(f, string.sub(l, 17)) end
+    if ARGV[2] == '1' then delta = apply(KEYS[1], f, string.sub(l, 17)) end
     redis.call('HDEL', KEYS[2], f)
     if KEYS[3] and redis.call('HEXISTS', KEYS[1], f) == 0 then redis.call('ZREM', KEYS[3], member(f)) end
   end
@@ -173,6 +143,44 @@ for i = 3, #ARGV do
 end
 return out
 `)
+
+// luaMember is the scripts' member of a field in an ordered bucket's sorted set: its
+// length (4 bytes, big-endian), then the field, so that the set sorts by length first.
+const luaMember = `
+local function member(f)
+  local n = #f
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
+end
+`
+
+// luaApply is the scripts' apply(k, f, intent): it applies a committed intent to field f
+// of bucket k (a record's "n" and value, or "d"; a posting's "+id" and "-id" joined by
+// commas, keeping the ids sorted as appendIDs does) and returns how many ids the posting
+// gained less how many it lost.
+const luaApply = `
+local function less(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function apply(k, f, intent)
+  local c = string.sub(intent, 1, 1)
+  if c == 'n' then redis.call('HSET', k, f, string.sub(intent, 2)); return 0 end
+  if c == 'd' then redis.call('HDEL', k, f); return 0 end
+  local set = {}
+  for id in string.gmatch(redis.call('HGET', k, f) or '', '%d+') do set[id] = true end
+  local delta = 0
+  for op, id in string.gmatch(intent, '([+-])(%d+)') do
+    if op == '+' and not set[id] then set[id] = true; delta = delta + 1 end
+    if op == '-' and set[id] then set[id] = nil; delta = delta - 1 end
+  end
+  local ids = {}
+  for id in pairs(set) do ids[#ids + 1] = id end
+  if #ids == 0 then redis.call('HDEL', k, f); return delta end
+  table.sort(ids, less)
+  redis.call('HSET', k, f, table.concat(ids, ','))
+  return delta
+end
+`
 
 // less8 compares two 8-byte strings bytewise: Lua's < follows the server's locale.
 const less8 = `

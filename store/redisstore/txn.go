@@ -38,32 +38,59 @@ func (db *DB) Sync() error {
 // step, resolve, rides in the process's next prepare, or goes alone once the process
 // has written nothing for a moment; with Options.Wait it is part of the write.
 func (db *DB) ApplyIf(b *store.Batch, conds []store.Cond) error {
+	_, _, err := db.ApplyIfRead(b, conds, nil)
+	return err
+}
+
+var _ store.ReadingConditional = (*DB)(nil)
+
+// ApplyIfRead is ApplyIf that reads the records ids in its prepare's pipeline (see
+// store.ReadingConditional): they cost the masters one more script call each, and no
+// round trip.
+func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][]byte, []bool, error) {
 	if !db.gate.Enter() {
-		return store.ErrClosed
+		return nil, nil, store.ErrClosed
 	}
 	defer db.gate.Leave()
 	if b.Len() == 0 {
-		return nil
+		if len(ids) == 0 {
+			return nil, nil, nil
+		}
+		return db.recordsMany(ids)
 	}
 	ws, maxID, puts, err := db.plan(b, conds)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if puts {
 		db.ids.seen(maxID)
 	}
+	var rr *recordRead
+	if len(ids) > 0 {
+		rr = &recordRead{fs: db.recordFields(ids), out: make([]fieldValue, len(ids))}
+	}
 	ctx := context.Background()
 	start := time.Now()
 	for {
-		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts}
+		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts, reads: rr}
 		err := t.run(ctx)
+		if err == nil && rr != nil {
+			return db.visibleRecords(ctx, rr.out)
+		}
 		if !errors.Is(err, errWounded) {
-			return db.reloadOn(err)
+			return nil, nil, db.reloadOn(err)
 		}
 		// An older transaction took a key this one held: start again, keeping the
 		// start time, so that this one ages and wins in the end.
 		time.Sleep(time.Duration(mrand.IntN(2000)) * time.Microsecond)
 	}
+}
+
+// recordRead is the records an ApplyIfRead reads in its prepare: their fields, and what
+// the attempt that committed read.
+type recordRead struct {
+	fs  []field
+	out []fieldValue
 }
 
 // txn is one attempt of a transaction.
@@ -74,6 +101,7 @@ type txn struct {
 	placed []bool // ws[i]'s intents are placed
 	maxID  uint64 // the largest record id put, when puts
 	puts   bool
+	reads  *recordRead // read in the first prepare pipeline, nil for none
 }
 
 // run runs the attempt: prepare (place an intent on every field, checking conditions),
@@ -145,24 +173,28 @@ func (t *txn) prepare(ctx context.Context) error {
 	resolves := db.later.take()
 	counts := db.takeCounts()
 	for len(pending) > 0 {
-		var rcmds []redis.Cmder
+		var rq *queued
 		var ccmds []countCmd
-		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		var groups [][]int
+		var bump *redis.Cmd
+		var reads [][]int
+		cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
 			// Earlier transactions' resolves go first: a field this one writes may hold
 			// one of their intents, which a node then resolves before this prepare.
-			rcmds = resolves.queue(ctx, db, p, false)
-			for _, i := range pending {
-				prepScript.run(ctx, p, t.ws[i].keys(), t.ws[i].prepArgs(t.id)...)
+			rq = resolves.queue(ctx, db, p, false)
+			if t.reads != nil {
+				reads = db.queueReads(ctx, p, t.reads.fs)
 			}
+			groups = t.queuePrep(ctx, p, pending)
 			if t.puts {
-				bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
+				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
 			}
 			// The counts of earlier writes ride along: no round trip of their own.
 			for ns, n := range counts {
 				ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
 			}
 		})
-		if resolves.done(db, rcmds) != nil {
+		if rq.done(ctx, db) != nil {
 			db.later.put(resolves) // they are idempotent: the next write tries again
 		}
 		resolves, counts = nil, nil
@@ -171,11 +203,22 @@ func (t *txn) prepare(ctx context.Context) error {
 				db.addCount(c.ns, c.n)
 			}
 		}
+		if bump != nil && bump.Err() != nil {
+			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
+		}
+		t.puts = false
+		cmds = cmds[len(rq.cmds):]
+		if t.reads != nil {
+			if err := db.finishReads(ctx, t.reads.fs, reads, cmds, t.reads.out); err != nil {
+				return fmt.Errorf("redisstore: prepare: read: %w", err)
+			}
+			cmds, t.reads = cmds[len(reads):], nil
+		}
+		answers, err := t.prepAnswers(ctx, cmds[:len(groups)], groups, pending)
 		if err != nil {
 			return fmt.Errorf("redisstore: prepare: %w", err)
 		}
-		t.puts = false
-		blockers, err := t.placedBy(cmds[len(rcmds):], pending)
+		blockers, err := t.placedBy(answers, pending)
 		if err != nil {
 			return err
 		}
@@ -195,24 +238,83 @@ func (t *txn) prepare(ctx context.Context) error {
 	return nil
 }
 
+// queuePrep queues a prepManyScript for each master on p, placing the intents of the
+// writes pending, and returns the positions in pending each carries.
+func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [][]int {
+	groups := t.db.groupByMaster(ctx, len(pending), func(j int) string { return t.ws[pending[j]].key })
+	for _, g := range groups {
+		args := []any{t.id}
+		for _, j := range g {
+			w := &t.ws[pending[j]]
+			args = append(args, w.key, w.index, len(w.fields))
+			for k, f := range w.fields {
+				args = append(args, f, w.conds[k], w.intents[k])
+			}
+		}
+		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
+	}
+	return groups
+}
+
+// prepAnswers returns the answer of each write pending ("OK", "C", or "L" and the
+// holder) from queuePrep's commands, cmds, preparing again with a prepScript a bucket
+// the writes of a call that failed.
+func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]int, pending []int) ([]string, error) {
+	answers := make([]string, len(pending))
+	var again []int
+	for j, g := range groups {
+		r, err := cmds[j].(*redis.Cmd).StringSlice()
+		if err != nil || len(r) != len(g) {
+			again = append(again, g...)
+			continue
+		}
+		for k, x := range g {
+			answers[x] = r[k]
+		}
+	}
+	if len(again) == 0 {
+		return answers, nil
+	}
+	cmds, err := t.db.pipelined(ctx, func(p redis.Pipeliner) {
+		for _, x := range again {
+			w := &t.ws[pending[x]]
+			prepScript.run(ctx, p, w.keys(), w.prepArgs(t.id)...)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for j, x := range again {
+		r, _ := cmds[j].(*redis.Cmd).Slice()
+		switch {
+		case len(r) == 1 && (r[0] == "OK" || r[0] == "C"):
+			answers[x] = r[0].(string)
+		case len(r) == 2 && r[0] == "L":
+			holder, _ := r[1].(string)
+			answers[x] = "L" + holder
+		default:
+			return nil, fmt.Errorf("prepare answered %v", r)
+		}
+	}
+	return answers, nil
+}
+
 // placedBy reads the prepare answers of the writes pending, marking those placed; it
 // returns the writes each other transaction blocks, store.ErrConflict when a condition
 // failed, or another error.
-func (t *txn) placedBy(cmds []redis.Cmder, pending []int) (map[string][]int, error) {
+func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error) {
 	blockers := map[string][]int{}
 	conflict := false
 	for j, i := range pending {
-		r, _ := cmds[j].(*redis.Cmd).Slice()
-		switch {
-		case len(r) == 1 && r[0] == "OK":
+		switch a := answers[j]; {
+		case a == "OK":
 			t.placed[i] = true
-		case len(r) == 1 && r[0] == "C":
+		case a == "C":
 			conflict = true
-		case len(r) == 2 && r[0] == "L":
-			holder, _ := r[1].(string)
-			blockers[holder] = append(blockers[holder], i)
+		case len(a) == 17 && a[0] == 'L':
+			blockers[a[1:]] = append(blockers[a[1:]], i)
 		default:
-			return nil, fmt.Errorf("redisstore: prepare answered %v", r)
+			return nil, fmt.Errorf("redisstore: prepare answered %q", a)
 		}
 	}
 	if conflict {
@@ -312,15 +414,15 @@ func (t *txn) resolveWait(ctx context.Context) error {
 	for n, ws := range byNode {
 		wg.Go(func() {
 			rs := resolutions{{txn: t.id, commit: true, ws: ws}}
-			var rcmds []redis.Cmder
+			var rq *queued
 			var wait *redis.Cmd
 			_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
-				rcmds = rs.queue(ctx, db, p, true)
+				rq = rs.queue(ctx, db, p, true)
 				wait = p.Do(ctx, "wait", db.opt.Wait, db.opt.WaitTimeout.Milliseconds())
 				return nil
 			})
 			if err == nil {
-				err = rs.done(db, rcmds)
+				err = rq.done(ctx, db)
 			}
 			if got, _ := wait.Int64(); err == nil && got < int64(db.opt.Wait) {
 				err = fmt.Errorf("%w: %d of %d replicas of %s within %v", ErrWait, got, db.opt.Wait, n.Options().Addr, db.opt.WaitTimeout)
