@@ -129,7 +129,7 @@ func engineConfig(o *Options) engine.Config {
 		NoSimHash: o.NoSimHash, NoMinHash: o.NoMinHash, Shingle: o.Shingle,
 		MaxAge: o.MaxAge, MaxMatches: o.MaxMatches,
 		Expected: o.Expected, FilterRate: o.FilterRate, BandMemory: o.BandMemory,
-		Now: o.Now, Prefer: o.Keep.Prefer,
+		Now: o.Now, Prefer: o.Keep.Prefer, Verify: o.verifies(),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/neardup/neardup/extract"
@@ -24,7 +25,8 @@ func entryOf(doc *Document, fp Fingerprints) Entry {
 }
 
 // Fingerprinter turns Documents into Fingerprints: the canonical URL, the three exact
-// hashes, the SimHash and the MinHash signature of the main text. It is safe for
+// hashes, the SimHash and the MinHash signature of the main text, and the sketch of its
+// shingle set that a Detector verifies near candidates with (see Options.NoVerify). It is safe for
 // concurrent use (it keeps a pool of shinglers).
 type Fingerprinter struct {
 	opt    Options
@@ -39,6 +41,7 @@ type fpState struct {
 	min      *shingle.Shingler // the default word 5-shingles, as a bag: its signature is the set's
 	units    []uint64          // the hashes of the main text's units
 	features []uint64
+	hashes   []uint32     // the sketch's, before they are copied out
 	norm     []byte       // the normalized units of the text, joined by single spaces
 	words    int          // and how many there are
 	observe  func([]byte) // appends a unit to norm
@@ -175,6 +178,13 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		if !f.opt.NoMinHash {
 			fp.MinHash = f.hasher.Signature(st.features)
 		}
+		if f.opt.verifies() {
+			// Sorted in the pooled buffer, and copied out at its kept size.
+			sk := minhash.NewSketch(st.hashes, st.features)
+			st.hashes = sk.Hashes[:0]
+			sk.Hashes = slices.Clone(sk.Hashes)
+			fp.Sketch = sk
+		}
 		if features {
 			dst = append(dst, st.features...)
 		}
@@ -184,7 +194,7 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		fp.Text = fp.Main
 	}
 	if cap(st.norm) > maxPooledText {
-		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
+		st.norm, st.units, st.features, st.hashes = nil, nil, nil, nil // one huge document should not pin its buffers
 	}
 	return fp, dst, nil
 }

@@ -161,6 +161,18 @@ type Options struct {
 	// needs the fingerprints its Near rule uses: NoSimHash requires NearMinHash and
 	// NoMinHash requires NearSimHash.
 	NoSimHash, NoMinHash bool
+	// NoVerify turns off the verification of MinHash near candidates. By default a
+	// Detector whose Near rule uses MinHash (any, minhash, both) keeps each document's
+	// shingle set as a minhash.Sketch in its record (about 4 bytes a distinct shingle,
+	// at most minhash.DefaultSketchCap of them) and takes a candidate's similarity from
+	// the two sketches: the exact Jaccard similarity, or a bottom-k estimate with a
+	// standard error of at most 0.0125 at 0.8 for a set of more shingles, instead of the
+	// signature's estimate (0.035 at 0.8 with K = 128); its bands are chosen for recall
+	// at the threshold, as verification removes the excess candidates. NoVerify saves
+	// the sketch's bytes a record and the sort of the shingles a fingerprint, and
+	// decides by the estimate. A stored entry without a sketch (stored with NoVerify, or
+	// before sketches were kept) is compared by the estimate either way.
+	NoVerify bool
 	// MinWords is the fewest words of main text a document needs to be compared for
 	// near-duplicates (it is still compared exactly); 0 means 1, so that empty pages are
 	// never near-duplicates of everything else that is empty.
@@ -245,4 +257,11 @@ func distanceOption(d int) int {
 		return 0
 	}
 	return d
+}
+
+// verifies reports whether a Detector with the options, their defaults filled in,
+// verifies MinHash near candidates by the documents' sketches (see NoVerify), and so
+// whether a Fingerprinter makes them.
+func (o *Options) verifies() bool {
+	return !o.NoVerify && !o.NoMinHash && o.Near != NearSimHash
 }
