@@ -180,7 +180,7 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		}
 		if f.opt.verifies() {
 			// Sorted in the pooled buffer, and copied out at its kept size.
-			sk := minhash.NewSketch(st.hashes, st.features)
+			sk := minhash.NewSketch(st.hashes, st.features, f.opt.SketchCap)
 			st.hashes = sk.Hashes[:0]
 			sk.Hashes = slices.Clone(sk.Hashes)
 			fp.Sketch = sk

@@ -173,6 +173,12 @@ type Options struct {
 	// decides by the estimate. A stored entry without a sketch (stored with NoVerify, or
 	// before sketches were kept) is compared by the estimate either way.
 	NoVerify bool
+	// SketchCap is the most shingle hashes a document's sketch keeps; 0 means
+	// minhash.DefaultSketchCap (1,024). A document with more distinct shingles keeps the
+	// SketchCap smallest, and a pair with such a document is compared by their bottom-k
+	// estimate, whose standard error is at most sqrt(J(1-J)/SketchCap). A smaller cap
+	// saves record bytes on long documents at that cost.
+	SketchCap int
 	// MinWords is the fewest words of main text a document needs to be compared for
 	// near-duplicates (it is still compared exactly); 0 means 1, so that empty pages are
 	// never near-duplicates of everything else that is empty.
@@ -229,6 +235,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxMatches <= 0 {
 		o.MaxMatches = DefaultMaxMatches
+	}
+	switch {
+	case o.SketchCap == 0:
+		o.SketchCap = minhash.DefaultSketchCap
+	case o.SketchCap < 0:
+		return o, fmt.Errorf("%w: SketchCap %d: use 0 for the default, or a positive count", ErrOptions, o.SketchCap)
 	}
 	if o.Expected <= 0 {
 		o.Expected = DefaultExpected

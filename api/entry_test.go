@@ -48,7 +48,7 @@ func TestEntryBinary(t *testing.T) {
 			for j := range f {
 				f[j] = r.Uint64()
 			}
-			e.Sketch = minhash.NewSketchCap(nil, f, 1+r.IntN(8000))
+			e.Sketch = minhash.NewSketch(nil, f, 1+r.IntN(8000))
 		}
 		if i%3 == 0 {
 			e.RawURL = "HTTP://Example.COM/p?i=" + string(rune('0'+i%10)) + "#frag"
@@ -102,7 +102,7 @@ func TestEntryBinaryGolden(t *testing.T) {
 	if err := v.UnmarshalBinary(v2); err != nil || !sameEntry(v, e) {
 		t.Errorf("version 2: %+v, %v", v, err)
 	}
-	e.Sketch = minhash.NewSketchCap(nil, []uint64{9, 1 << 33, 300, 0xffff_ffff}, 3)
+	e.Sketch = minhash.NewSketch(nil, []uint64{9, 1 << 33, 300, 0xffff_ffff}, 3)
 	b, _ := e.AppendBinary([]byte("prefix"))
 	if tail := hex.EncodeToString(b[len(b)-6:]); tail != "05070009a302" {
 		t.Errorf("the sketch encoded as ...%s", tail)

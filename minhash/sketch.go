@@ -33,15 +33,11 @@ type Sketch struct {
 
 // NewSketch returns the sketch of a set of features (64-bit feature hashes, in any order
 // and with repeats, such as shingle.Shingler.AppendShingles gives) keeping at most
-// capacity hashes (capacity <= 0 keeps them all). Its Hashes are appended to dst[:0],
-// which the sketch then owns; pass nil for a new slice. It costs a sort of the features,
-// O(n log n), and allocates only when dst lacks room for len(features) values.
-func NewSketch(dst []uint32, features []uint64) Sketch {
-	return NewSketchCap(dst, features, DefaultSketchCap)
-}
-
-// NewSketchCap is NewSketch with another capacity than DefaultSketchCap.
-func NewSketchCap(dst []uint32, features []uint64, capacity int) Sketch {
+// capacity hashes: DefaultSketchCap suits most uses; capacity <= 0 keeps them all. Its
+// Hashes are appended to dst[:0], which the sketch then owns; pass nil for a new slice.
+// It costs a sort of the features, O(n log n), and allocates only when dst lacks room for
+// len(features) values.
+func NewSketch(dst []uint32, features []uint64, capacity int) Sketch {
 	h := dst[:0]
 	for _, f := range features {
 		h = append(h, uint32(f))

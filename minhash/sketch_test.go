@@ -36,7 +36,7 @@ func TestSketchExact(t *testing.T) {
 	for range 200 {
 		n := 1 + r.IntN(minhash.DefaultSketchCap)
 		a, b, want := overlapping(r, n, r.IntN(n+1))
-		sa, sb := minhash.NewSketch(nil, a), minhash.NewSketch(nil, b)
+		sa, sb := minhash.NewSketch(nil, a, minhash.DefaultSketchCap), minhash.NewSketch(nil, b, minhash.DefaultSketchCap)
 		if sa.Sampled || sb.Sampled || len(sa.Hashes) != n {
 			t.Fatalf("n %d: sampled %v %v, %d hashes", n, sa.Sampled, sb.Sampled, len(sa.Hashes))
 		}
@@ -70,7 +70,7 @@ func TestSketchSampled(t *testing.T) {
 			b = b[:capacity/2+r.IntN(capacity/2)] // a whole set against a sampled one
 			_, _, want = jaccardOf(a, b)
 		}
-		sa, sb := minhash.NewSketchCap(nil, a, capacity), minhash.NewSketchCap(nil, b, capacity)
+		sa, sb := minhash.NewSketch(nil, a, capacity), minhash.NewSketch(nil, b, capacity)
 		if !sa.Sampled || len(sa.Hashes) != capacity {
 			t.Fatalf("n %d: not sampled at capacity: %d hashes", n, len(sa.Hashes))
 		}
@@ -115,7 +115,7 @@ func TestSketchBinary(t *testing.T) {
 		for i := range f {
 			f[i] = r.Uint64()
 		}
-		sketches = append(sketches, minhash.NewSketchCap(nil, f, 1+r.IntN(2000)))
+		sketches = append(sketches, minhash.NewSketch(nil, f, 1+r.IntN(2000)))
 	}
 	for _, s := range sketches {
 		b, _ := s.MarshalBinary()
@@ -147,7 +147,7 @@ func TestSketchBinary(t *testing.T) {
 
 // TestSketchGolden pins the encoding: stores keep sketches across versions.
 func TestSketchGolden(t *testing.T) {
-	s := minhash.NewSketchCap(nil, []uint64{0x1_0000_0005, 7, 300, 5, 0xffff_ffff, 1 << 40}, 4)
+	s := minhash.NewSketch(nil, []uint64{0x1_0000_0005, 7, 300, 5, 0xffff_ffff, 1 << 40}, 4)
 	if !s.Sampled || !slices.Equal(s.Hashes, []uint32{0, 5, 7, 300}) {
 		t.Fatalf("sketch %+v", s)
 	}
@@ -160,9 +160,9 @@ func TestSketchGolden(t *testing.T) {
 func TestSketchAllocs(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	a, b, _ := overlapping(r, 3000, 2500)
-	sa, sb := minhash.NewSketch(nil, a), minhash.NewSketch(nil, b)
+	sa, sb := minhash.NewSketch(nil, a, minhash.DefaultSketchCap), minhash.NewSketch(nil, b, minhash.DefaultSketchCap)
 	dst := make([]uint32, 0, len(a))
-	if n := testing.AllocsPerRun(20, func() { _ = sa.Similarity(sb); _ = minhash.NewSketch(dst, a) }); n != 0 {
+	if n := testing.AllocsPerRun(20, func() { _ = sa.Similarity(sb); _ = minhash.NewSketch(dst, a, minhash.DefaultSketchCap) }); n != 0 {
 		t.Errorf("%v allocations a run, want 0", n)
 	}
 }
