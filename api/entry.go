@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/neardup/neardup/minhash"
@@ -70,6 +71,9 @@ const entryVersion = 3
 // epoch both read back as the zero time (unknown). The format is frozen (golden test); a
 // change gets a new version byte.
 func (e Entry) AppendBinary(b []byte) ([]byte, error) {
+	// One allocation at most: a sketch makes most of a record's bytes, which append
+	// would otherwise copy a few times as b grows.
+	b = slices.Grow(b, maxEntrySize(&e))
 	b = append(b, entryVersion)
 	b = appendString(b, e.ID)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.Priority))
@@ -98,6 +102,13 @@ func (e Entry) AppendBinary(b []byte) ([]byte, error) {
 	b = append(b, 0, 0, 0, 0, 0) // room for the length, a uvarint of at most 5 bytes
 	b, _ = e.Sketch.AppendBinary(b)
 	return putLength(b, n), nil
+}
+
+// maxEntrySize bounds the bytes of e's binary form: a uvarint takes at most 10 bytes,
+// and a sketch's hash at most 5.
+func maxEntrySize(e *Entry) int {
+	return 1 + 8 + 10 + 3*len(e.Raw) + 8 + 6*10 + len(e.ID) + len(e.URL) + len(e.Title) + len(e.Method) + len(e.RawURL) +
+		10 + 4*len(e.MinHash) + 5 + 10 + 5*len(e.Sketch.Hashes)
 }
 
 // MarshalBinary implements encoding.BinaryMarshaler with AppendBinary's form.

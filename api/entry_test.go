@@ -54,6 +54,9 @@ func TestEntryBinary(t *testing.T) {
 			e.RawURL = "HTTP://Example.COM/p?i=" + string(rune('0'+i%10)) + "#frag"
 		}
 		b, _ := e.MarshalBinary()
+		if len(b) > maxEntrySize(&e) {
+			t.Fatalf("%d bytes, above the bound %d", len(b), maxEntrySize(&e))
+		}
 		var got Entry
 		if err := got.UnmarshalBinary(b); err != nil || !sameEntry(e, got) {
 			t.Fatalf("round trip of %+v: %+v, %v", e, got, err)
