@@ -32,9 +32,12 @@ type Stored struct {
 //  3. A stored document is near by SimHash distance and/or MinHash similarity
 //     (Options.Near): NearDuplicate. Candidates come from Manku's permuted tables (every
 //     fingerprint within Distance bits, exactly; package hamming) and from LSH bands
-//     (weighted 9 to 1 against misses, so a pair at the threshold is found 87% of the
-//     time at the defaults; package lsh), and each is checked against both measures
-//     before it is reported.
+//     (package lsh), and each is checked against both measures before it is reported.
+//     The MinHash similarity is verified: taken from the two documents' sketches (the
+//     exact Jaccard similarity of their shingle sets up to minhash.DefaultSketchCap
+//     shingles), with bands chosen for recall (a pair at the threshold is missed 3% of
+//     the time); with Options.NoVerify it is the signatures' estimate, with bands
+//     weighted 9 to 1 against misses (13% missed at the threshold).
 //  4. Otherwise Unique.
 //
 // Every document but a URL duplicate is stored, duplicates included, so that later

@@ -71,7 +71,7 @@ const (
 	DefaultExpected       = 1_000_000
 	DefaultFilterRate     = 0.01
 	// DefaultBandMemory is the default Options.BandMemory: 512 MiB, the band postings of
-	// about two million documents at the default Threshold (25 bands).
+	// about two million documents at the default Threshold (26 bands).
 	DefaultBandMemory = 512 << 20
 )
 

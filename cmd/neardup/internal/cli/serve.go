@@ -120,7 +120,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.Var(&c.cacheSize, "cache-size", "give the store a block cache of `BYTES` (default 256MiB)")
 	c.minFree = pebblestore.DefaultMinFree
 	fs.Var(&c.minFree, "min-free", "keep `BYTES` free on the disk of --data: below it, adds get 507 and /readyz 503\nno_space (reads go on) until space is freed, and serve refuses to start; 0: no\nwatermark (default 512MiB)")
-	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n25 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
+	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n26 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
