@@ -117,6 +117,9 @@ func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.verifies() {
+		fpr.sketchCap = o.SketchCap
+	}
 	eng, err := engine.Open(s, engineConfig(&o))
 	if err != nil {
 		return nil, err
@@ -178,7 +181,8 @@ func (d *Detector) Peek(doc Document) (Verdict, error) {
 
 // CheckEntry decides the verdict of an already fingerprinted document and, when add is
 // true, stores it. Its fingerprints must come from this detector's Fingerprinter (or
-// one with the same options); a signature of another size is treated as having no
+// one with the same options, whose entries lack the sketch and so are compared by the
+// MinHash estimate); a signature of another size is treated as having no
 // near-duplicates. A priority that is NaN, which no keep policy can order, is an error
 // wrapping ErrDocument; any other error is the store's. A verdict with Added true is
 // durable.

@@ -25,14 +25,20 @@ func entryOf(doc *Document, fp Fingerprints) Entry {
 }
 
 // Fingerprinter turns Documents into Fingerprints: the canonical URL, the three exact
-// hashes, the SimHash and the MinHash signature of the main text, and the sketch of its
-// shingle set that a Detector verifies near candidates with (see Options.NoVerify). It is safe for
-// concurrent use (it keeps a pool of shinglers).
+// hashes, the SimHash and the MinHash signature of the main text. A Detector's own
+// Fingerprinter (Detector.Fingerprinter) also makes the sketch of the main text's
+// shingle set that the Detector verifies near candidates with (see Options.NoVerify);
+// one from NewFingerprinter does not, so that the faces that do not verify this way
+// (dedup, the client's pre-screen) skip its sort. It is safe for concurrent use (it
+// keeps a pool of shinglers).
 type Fingerprinter struct {
 	opt    Options
 	url    *urlnorm.Canonicalizer
 	hasher minhash.Hasher
 	pool   sync.Pool // of *fpState
+	// sketchCap is the capacity of the sketches Fingerprint makes: Options.SketchCap
+	// for a verifying Detector's Fingerprinter, 0 (none) otherwise.
+	sketchCap int
 }
 
 // fpState is one goroutine's shinglers and buffers.
@@ -178,9 +184,9 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		if !f.opt.NoMinHash {
 			fp.MinHash = f.hasher.Signature(st.features)
 		}
-		if f.opt.verifies() {
+		if f.sketchCap > 0 {
 			// Sorted in the pooled buffer, and copied out at its kept size.
-			sk := minhash.NewSketch(st.hashes, st.features, f.opt.SketchCap)
+			sk := minhash.NewSketch(st.hashes, st.features, f.sketchCap)
 			st.hashes = sk.Hashes[:0]
 			sk.Hashes = slices.Clone(sk.Hashes)
 			fp.Sketch = sk

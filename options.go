@@ -273,7 +273,7 @@ func distanceOption(d int) int {
 
 // verifies reports whether a Detector with the options, their defaults filled in,
 // verifies MinHash near candidates by the documents' sketches (see NoVerify), and so
-// whether a Fingerprinter makes them.
+// whether its Fingerprinter makes them.
 func (o *Options) verifies() bool {
 	return !o.NoVerify && !o.NoMinHash && o.Near != NearSimHash
 }

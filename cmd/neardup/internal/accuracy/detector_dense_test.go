@@ -127,15 +127,16 @@ func ordered(a, b string) [2]string {
 	return [2]string{a, b}
 }
 
-// recordBytes returns the mean size of the docs' entries in the binary form a detector's
-// store keeps (api.Entry.AppendBinary), with the 8 bytes of the last-seen time that the
-// record adds.
+// recordBytes returns the mean size of the docs' entries, fingerprinted by the
+// detector's own Fingerprinter, in the binary form a detector's store keeps
+// (api.Entry.AppendBinary), with the 8 bytes of the last-seen time that the record adds.
 func recordBytes(t *testing.T, docs []evaldata.Doc, opt neardup.Options) float64 {
 	t.Helper()
-	fpr, err := neardup.NewFingerprinter(opt)
+	d, err := neardup.NewDetector(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fpr := d.Fingerprinter()
 	total := 0
 	for _, d := range docs {
 		fp, err := fpr.Fingerprint(neardup.Document{ID: d.ID, Text: d.Text})
