@@ -104,6 +104,14 @@ func testDetectorVerifiedOracle(t *testing.T, newDetector func(testing.TB, Optio
 			}
 			stored, sets = append(stored, e), append(sets, set)
 		}
+		// A Fingerprinter of its own, as dedup and the pre-screen use, makes none.
+		own, err := NewFingerprinter(d.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp, err := own.Fingerprint(Document{ID: "x", Text: texts[0]}); err != nil || !fp.Sketch.Empty() {
+			t.Errorf("NewFingerprinter made a sketch of %d hashes (%v)", len(fp.Sketch.Hashes), err)
+		}
 		if crowded < 100 {
 			t.Fatalf("only %d pairs in [0.8, 0.85): the texts do not crowd the threshold", crowded)
 		}
