@@ -65,10 +65,10 @@ func (s Sketch) Similarity(t Sketch) float64 {
 	a, b := s.Hashes, t.Hashes
 	if s.Sampled || t.Sampled {
 		cut := uint32(math.MaxUint32)
-		if s.Sampled {
+		if s.Sampled && len(a) > 0 {
 			cut = a[len(a)-1]
 		}
-		if t.Sampled {
+		if t.Sampled && len(b) > 0 {
 			cut = min(cut, b[len(b)-1])
 		}
 		a, b = upTo(a, cut), upTo(b, cut)
