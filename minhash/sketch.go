@@ -88,7 +88,7 @@ func upTo(h []uint32, cut uint32) []uint32 {
 // The sketch encoding is frozen: a uvarint of the number of hashes times 2, plus 1 when
 // sampled; then the first hash and each following hash's difference from the one before
 // (at least 1), as uvarints. A set of n hashes spread over 2^32 takes about
-// log2(2^32/n)/7 bytes a hash rounded up: 4 bytes a hash for 64 to 2,048 hashes.
+// log2(2^32/n)/7 bytes a hash rounded up: about 4 bytes a hash for 64 to 1,024 hashes.
 
 // AppendBinary appends the sketch's encoding (see above) to b and returns the extended
 // slice; Sketch implements encoding.BinaryAppender. It never fails. It allocates only when
