@@ -16,17 +16,21 @@ import (
 // memory each stored document costs (bytes/doc: the live heap after the run divided by the
 // documents stored), in memory and on a pebble store (whose memory is mostly off the Go
 // heap, in its cache). There is no HTML, so no extraction: see package extract for that.
+// memory-no-verify is memory with Options.NoVerify, side by side: without the sketches
+// that verify near candidates.
 func BenchmarkDetector(b *testing.B) {
-	b.Run("memory", func(b *testing.B) { benchDetector(b, store.NewMemory()) })
-	b.Run("pebble", func(b *testing.B) { benchDetector(b, openPebble(b, b.TempDir())) })
+	b.Run("memory", func(b *testing.B) { benchDetector(b, store.NewMemory(), Options{}) })
+	b.Run("memory-no-verify", func(b *testing.B) { benchDetector(b, store.NewMemory(), Options{NoVerify: true}) })
+	b.Run("pebble", func(b *testing.B) { benchDetector(b, openPebble(b, b.TempDir()), Options{}) })
 }
 
-func benchDetector(b *testing.B, s store.Store) {
+func benchDetector(b *testing.B, s store.Store, opt Options) {
 	vocab := make([]string, 50_000)
 	for i := range vocab {
 		vocab[i] = fmt.Sprintf("w%d", i)
 	}
-	d, err := OpenDetector(s, Options{Expected: max(b.N, 1)})
+	opt.Expected = max(b.N, 1)
+	d, err := OpenDetector(s, opt)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,9 @@
 // A Fingerprinter turns a Document (id, URL, HTML or text, priority, fetch time) into its
 // Fingerprints: the canonical URL, SHA-256 at three levels (the raw bytes; the whole
 // page's visible text, normalized; the main text, normalized), the SimHash of the main
-// text and its MinHash signature. A Detector is the crawler's check-and-add over them:
+// text and its MinHash signature, and a sketch of its shingle set (minhash.Sketch) that a
+// Detector verifies MinHash candidates with, as it cannot read the documents again. A
+// Detector is the crawler's check-and-add over them:
 // URL seen, then exact content seen, then near-duplicate content, giving a Verdict
 // (unique, url-duplicate, exact-duplicate, near-duplicate or changed) with the matches,
 // their scores and the survivor under a KeepPolicy.
@@ -96,19 +98,25 @@
 // hash functions, seeds and formats are frozen and pinned by golden tests: a change to any
 // of them is a change of format, never a silent one.
 //
+// A Detector's records keep each document's sketch: about 4 bytes a distinct shingle, at
+// most 4 KB (minhash.DefaultSketchCap), which a store's records hold besides the
+// fingerprints' 500-700 bytes; Options.NoVerify leaves it out and decides near pairs by
+// the signatures' estimate (a standard error of 0.035 at 0.8), and a store's records
+// from before sketches are compared by the estimate.
+//
 // A Detector on a store keeps accelerators in memory, rebuilt from the postings when it
 // opens the store: a hamming.Index of the stored SimHashes (about 60 bytes a document),
 // which finds SimHash candidates without a store lookup; a copy of the band postings
-// (240-570 bytes a document at the default 25 bands) while it fits Options.BandMemory,
+// (250-590 bytes a document at the default 26 bands) while it fits Options.BandMemory,
 // which finds MinHash candidates without one; and a Bloom filter of the band keys that
 // have postings in the store (about 30 bytes a document), which spares a unique
 // document's band lookups once the copy is dropped; it is filled only once the store
 // holds band postings. The key filter (the pre-screen) spares the URL and
 // exact lookups of keys it rules out. A cache of the 16,384 records that near-duplicate
-// checks read most (about 13 MB) spares most reads of candidates: text with common
+// checks read most (13 MB, up to 80 MB with sketches at their cap) spares most reads of candidates: text with common
 // phrases makes a few thousand documents the band candidates of many checks.
 //
-// The band postings are 25 of an add's 31 keys, so while the copy holds them the
+// The band postings are 26 of an add's 32 keys, so while the copy holds them the
 // detector writes them nowhere else: it rebuilds the copy from the records' signatures
 // when it opens the store, and an add writes a fifth of the keys. When
 // the copy outgrows Options.BandMemory, the detector writes every band posting to the

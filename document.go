@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/neardup/neardup/extract"
@@ -24,13 +25,20 @@ func entryOf(doc *Document, fp Fingerprints) Entry {
 }
 
 // Fingerprinter turns Documents into Fingerprints: the canonical URL, the three exact
-// hashes, the SimHash and the MinHash signature of the main text. It is safe for
-// concurrent use (it keeps a pool of shinglers).
+// hashes, the SimHash and the MinHash signature of the main text. A Detector's own
+// Fingerprinter (Detector.Fingerprinter) also makes the sketch of the main text's
+// shingle set that the Detector verifies near candidates with (see Options.NoVerify);
+// one from NewFingerprinter does not, so that the faces that do not verify this way
+// (dedup, the client's pre-screen) skip its sort. It is safe for concurrent use (it
+// keeps a pool of shinglers).
 type Fingerprinter struct {
 	opt    Options
 	url    *urlnorm.Canonicalizer
 	hasher minhash.Hasher
 	pool   sync.Pool // of *fpState
+	// sketchCap is the capacity of the sketches Fingerprint makes: Options.SketchCap
+	// for a verifying Detector's Fingerprinter, 0 (none) otherwise.
+	sketchCap int
 }
 
 // fpState is one goroutine's shinglers and buffers.
@@ -39,6 +47,7 @@ type fpState struct {
 	min      *shingle.Shingler // the default word 5-shingles, as a bag: its signature is the set's
 	units    []uint64          // the hashes of the main text's units
 	features []uint64
+	hashes   []uint32     // the sketch's, before they are copied out
 	norm     []byte       // the normalized units of the text, joined by single spaces
 	words    int          // and how many there are
 	observe  func([]byte) // appends a unit to norm
@@ -175,6 +184,13 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		if !f.opt.NoMinHash {
 			fp.MinHash = f.hasher.Signature(st.features)
 		}
+		if f.sketchCap > 0 {
+			// Sorted in the pooled buffer, and copied out at its kept size.
+			sk := minhash.NewSketch(st.hashes, st.features, f.sketchCap)
+			st.hashes = sk.Hashes[:0]
+			sk.Hashes = slices.Clone(sk.Hashes)
+			fp.Sketch = sk
+		}
 		if features {
 			dst = append(dst, st.features...)
 		}
@@ -184,7 +200,7 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		fp.Text = fp.Main
 	}
 	if cap(st.norm) > maxPooledText {
-		st.norm, st.units, st.features = nil, nil, nil // one huge document should not pin its buffers
+		st.norm, st.units, st.features, st.hashes = nil, nil, nil, nil // one huge document should not pin its buffers
 	}
 	return fp, dst, nil
 }

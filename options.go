@@ -71,7 +71,7 @@ const (
 	DefaultExpected       = 1_000_000
 	DefaultFilterRate     = 0.01
 	// DefaultBandMemory is the default Options.BandMemory: 512 MiB, the band postings of
-	// about two million documents at the default Threshold (25 bands).
+	// about two million documents at the default Threshold (26 bands).
 	DefaultBandMemory = 512 << 20
 )
 
@@ -161,6 +161,24 @@ type Options struct {
 	// needs the fingerprints its Near rule uses: NoSimHash requires NearMinHash and
 	// NoMinHash requires NearSimHash.
 	NoSimHash, NoMinHash bool
+	// NoVerify turns off the verification of MinHash near candidates. By default a
+	// Detector whose Near rule uses MinHash (any, minhash, both) keeps each document's
+	// shingle set as a minhash.Sketch in its record (about 4 bytes a distinct shingle,
+	// at most minhash.DefaultSketchCap of them) and takes a candidate's similarity from
+	// the two sketches: the exact Jaccard similarity, or a bottom-k estimate with a
+	// standard error of at most 0.0125 at 0.8 for a set of more shingles, instead of the
+	// signature's estimate (0.035 at 0.8 with K = 128); its bands are chosen for recall
+	// at the threshold, as verification removes the excess candidates. NoVerify saves
+	// the sketch's bytes a record and the sort of the shingles a fingerprint, and
+	// decides by the estimate. A stored entry without a sketch (stored with NoVerify, or
+	// before sketches were kept) is compared by the estimate either way.
+	NoVerify bool
+	// SketchCap is the most shingle hashes a document's sketch keeps; 0 means
+	// minhash.DefaultSketchCap (1,024). A document with more distinct shingles keeps the
+	// SketchCap smallest, and a pair with such a document is compared by their bottom-k
+	// estimate, whose standard error is at most sqrt(J(1-J)/SketchCap). A smaller cap
+	// saves record bytes on long documents at that cost.
+	SketchCap int
 	// MinWords is the fewest words of main text a document needs to be compared for
 	// near-duplicates (it is still compared exactly); 0 means 1, so that empty pages are
 	// never near-duplicates of everything else that is empty.
@@ -218,6 +236,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxMatches <= 0 {
 		o.MaxMatches = DefaultMaxMatches
 	}
+	switch {
+	case o.SketchCap == 0:
+		o.SketchCap = minhash.DefaultSketchCap
+	case o.SketchCap < 0:
+		return o, fmt.Errorf("%w: SketchCap %d: use 0 for the default, or a positive count", ErrOptions, o.SketchCap)
+	}
 	if o.Expected <= 0 {
 		o.Expected = DefaultExpected
 	}
@@ -245,4 +269,11 @@ func distanceOption(d int) int {
 		return 0
 	}
 	return d
+}
+
+// verifies reports whether a Detector with the options, their defaults filled in,
+// verifies MinHash near candidates by the documents' sketches (see NoVerify), and so
+// whether its Fingerprinter makes them.
+func (o *Options) verifies() bool {
+	return !o.NoVerify && !o.NoMinHash && o.Near != NearSimHash
 }

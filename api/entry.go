@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/neardup/neardup/minhash"
@@ -27,6 +28,11 @@ type Fingerprints struct {
 	SimHash uint64 `json:"simhash"`
 	// MinHash is the signature of the main text's shingle set.
 	MinHash minhash.Signature `json:"-"`
+	// Sketch is the main text's shingle set kept to verify near candidates by their
+	// exact Jaccard similarity (minhash.Sketch); empty when the detector does not verify
+	// (neardup.Options.NoVerify, NoMinHash, Near simhash) and in entries stored before
+	// version 3.
+	Sketch minhash.Sketch `json:"-"`
 	// Words is the number of words of the main text after normalization.
 	Words int `json:"words"`
 	// Title is the page's title when extraction found one.
@@ -50,20 +56,24 @@ type Entry struct {
 	Fingerprints
 }
 
-// entryVersion is the first byte of an Entry's binary form. Version 1 had no RawURL;
-// it still decodes, with RawURL "".
-const entryVersion = 2
+// entryVersion is the first byte of an Entry's binary form. Version 1 had no RawURL,
+// and versions 1 and 2 no Sketch; they still decode, with RawURL "" and no sketch.
+const entryVersion = 3
 
 // AppendBinary implements encoding.BinaryAppender: it appends the entry in a compact,
 // versioned binary form (a version byte, then the fields in declaration order: strings
 // and the signature length-prefixed with uvarints, the three hashes raw, numbers
-// little-endian or as varints, and RawURL last, since version 2) that UnmarshalBinary
-// reads back, so that a store can keep
+// little-endian or as varints, RawURL since version 2, and last, since version 3, the
+// sketch's encoding (minhash.Sketch.AppendBinary) length-prefixed, or a 0 for none) that
+// UnmarshalBinary reads back, so that a store can keep
 // a document's fingerprints and a restart need not recompute them. FetchTime is kept to
 // the nanosecond between the years 1678 and 2262, as UnixNano; the zero time and the Unix
 // epoch both read back as the zero time (unknown). The format is frozen (golden test); a
 // change gets a new version byte.
 func (e Entry) AppendBinary(b []byte) ([]byte, error) {
+	// One allocation at most: a sketch makes most of a record's bytes, which append
+	// would otherwise copy a few times as b grows.
+	b = slices.Grow(b, maxEntrySize(&e))
 	b = append(b, entryVersion)
 	b = appendString(b, e.ID)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.Priority))
@@ -85,20 +95,33 @@ func (e Entry) AppendBinary(b []byte) ([]byte, error) {
 	b = appendString(b, e.Title)
 	b = appendString(b, e.Method)
 	b = appendString(b, e.RawURL)
-	return b, nil
+	if e.Sketch.Empty() {
+		return append(b, 0), nil
+	}
+	n := len(b)
+	b = append(b, 0, 0, 0, 0, 0) // room for the length, a uvarint of at most 5 bytes
+	b, _ = e.Sketch.AppendBinary(b)
+	return putLength(b, n), nil
+}
+
+// maxEntrySize bounds the bytes of e's binary form: a uvarint takes at most 10 bytes,
+// and a sketch's hash at most 5.
+func maxEntrySize(e *Entry) int {
+	return 1 + 8 + 10 + 3*len(e.Raw) + 8 + 6*10 + len(e.ID) + len(e.URL) + len(e.Title) + len(e.Method) + len(e.RawURL) +
+		10 + 4*len(e.MinHash) + 5 + 10 + 5*len(e.Sketch.Hashes)
 }
 
 // MarshalBinary implements encoding.BinaryMarshaler with AppendBinary's form.
 func (e Entry) MarshalBinary() ([]byte, error) { return e.AppendBinary(nil) }
 
 // UnmarshalBinary implements encoding.BinaryUnmarshaler for AppendBinary's form, and
-// for version 1's, which stores hold from before RawURL. A truncated, corrupt or
+// for versions 1 and 2, which stores hold from before RawURL and Sketch. A truncated, corrupt or
 // unknown-version input is an error wrapping ErrEncoding, and e is
 // then unchanged. The strings and signature are copied out of data.
 func (e *Entry) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
 	version := d.u8()
-	if version != 1 && version != entryVersion {
+	if version < 1 || version > entryVersion {
 		if d.err == nil {
 			d.err = fmt.Errorf("version %d, want 1 to %d", version, entryVersion)
 		}
@@ -138,6 +161,13 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 	if version >= 2 {
 		x.RawURL = d.str()
 	}
+	if version >= 3 {
+		if p := d.take(d.uvarint()); len(p) > 0 {
+			if err := x.Sketch.UnmarshalBinary(p); err != nil {
+				d.fail(err)
+			}
+		}
+	}
 	if d.err == nil && len(d.b) > 0 {
 		d.fail(fmt.Errorf("%d bytes after the entry", len(d.b)))
 	}
@@ -146,6 +176,18 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 	}
 	*e = x
 	return nil
+}
+
+// putLength moves what follows the 5 bytes reserved at b[at:] to just after the uvarint
+// of its length, written at b[at], and returns the shortened slice: the length of a field
+// written in place, before it was known.
+func putLength(b []byte, at int) []byte {
+	body := len(b) - at - 5
+	var l [5]byte
+	k := binary.PutUvarint(l[:], uint64(body))
+	copy(b[at:], l[:k])
+	copy(b[at+k:], b[at+5:])
+	return b[:at+k+body]
 }
 
 func appendString(b []byte, s string) []byte {

@@ -17,7 +17,8 @@ import (
 func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Priority == b.Priority && a.FetchTime.Equal(b.FetchTime) && a.URL == b.URL &&
 		a.Raw == b.Raw && a.Text == b.Text && a.Main == b.Main && a.SimHash == b.SimHash &&
-		slices.Equal(a.MinHash, b.MinHash) && a.Words == b.Words && a.Title == b.Title && a.Method == b.Method && a.RawURL == b.RawURL
+		slices.Equal(a.MinHash, b.MinHash) && a.Words == b.Words && a.Title == b.Title && a.Method == b.Method && a.RawURL == b.RawURL &&
+		slices.Equal(a.Sketch.Hashes, b.Sketch.Hashes) && a.Sketch.Sampled == b.Sketch.Sampled
 }
 
 func TestEntryBinary(t *testing.T) {
@@ -41,10 +42,21 @@ func TestEntryBinary(t *testing.T) {
 		if i%5 == 0 {
 			e.MinHash = nil
 		}
+		if i%4 != 0 {
+			// Sketches of every size the length prefix spans: 1 to 3 bytes.
+			f := make([]uint64, r.IntN(1<<(4*(i%5))))
+			for j := range f {
+				f[j] = r.Uint64()
+			}
+			e.Sketch = minhash.NewSketch(nil, f, 1+r.IntN(8000))
+		}
 		if i%3 == 0 {
 			e.RawURL = "HTTP://Example.COM/p?i=" + string(rune('0'+i%10)) + "#frag"
 		}
 		b, _ := e.MarshalBinary()
+		if len(b) > maxEntrySize(&e) {
+			t.Fatalf("%d bytes, above the bound %d", len(b), maxEntrySize(&e))
+		}
 		var got Entry
 		if err := got.UnmarshalBinary(b); err != nil || !sameEntry(e, got) {
 			t.Fatalf("round trip of %+v: %+v, %v", e, got, err)
@@ -71,6 +83,9 @@ func TestEntryBinary(t *testing.T) {
 // entryV1Golden is the version 1 encoding of TestEntryBinaryGolden's entry.
 const entryV1Golden = "010161000000000000f83f8a80d0e2c6bfce972f13687474703a2f2f6578616d706c652e636f6d2fd7439bee24773bcbfa2d0a97947ee36227b10d1022b1a55847e928965bb6bfde982d9e3eb996f559e633f4d194def3761d909f5a3b647d1a851fead67c32c9d10d6e4079e36703ebd37c00722f5891d28b0e2811dc114b129215123adcce3605efcdab8967452301030100000002000000ffffffffac0201540b74726166696c6174757261"
 
+// entryV2Golden is the version 2 encoding of TestEntryBinaryGolden's entry with its RawURL.
+const entryV2Golden = "020161000000000000f83f8a80d0e2c6bfce972f13687474703a2f2f6578616d706c652e636f6d2fd7439bee24773bcbfa2d0a97947ee36227b10d1022b1a55847e928965bb6bfde982d9e3eb996f559e633f4d194def3761d909f5a3b647d1a851fead67c32c9d10d6e4079e36703ebd37c00722f5891d28b0e2811dc114b129215123adcce3605efcdab8967452301030100000002000000ffffffffac0201540b74726166696c61747572611a485454503a2f2f4558414d504c452e636f6d3a38302f23746f70"
+
 // TestEntryBinaryGolden pins the format: stores keep entries across versions.
 func TestEntryBinaryGolden(t *testing.T) {
 	e := Entry{ID: "a", Priority: 1.5, FetchTime: time.Unix(1700000000, 5), Fingerprints: Fingerprints{
@@ -85,23 +100,41 @@ func TestEntryBinaryGolden(t *testing.T) {
 		t.Errorf("version 1: %+v, %v", v, err)
 	}
 	e.RawURL = "HTTP://EXAMPLE.com:80/#top"
+	// Version 2, from before Sketch: it decodes, without a sketch.
+	v2, _ := hex.DecodeString(entryV2Golden)
+	if err := v.UnmarshalBinary(v2); err != nil || !sameEntry(v, e) {
+		t.Errorf("version 2: %+v, %v", v, err)
+	}
+	e.Sketch = minhash.NewSketch(nil, []uint64{9, 1 << 33, 300, 0xffff_ffff}, 3)
 	b, _ := e.AppendBinary([]byte("prefix"))
+	if tail := hex.EncodeToString(b[len(b)-6:]); tail != "05070009a302" {
+		t.Errorf("the sketch encoded as ...%s", tail)
+	}
 	sum := sha256.Sum256(b)
-	const want = "85be5f6265db305eafcb0aca4db412b6bcd275c8b58bb9ed2ee5b24add5274ff"
+	const want = "863baa7eb99061bae68cb4e199408d489d5e277f367ea6f643754c13a84301bc"
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("encoding sha256 %s, want %s (%d bytes)", got, want, len(b))
 	}
 	if err := v.UnmarshalBinary(b[len("prefix"):]); err != nil || !sameEntry(v, e) {
-		t.Errorf("version 2: %+v, %v", v, err)
+		t.Errorf("version 3: %+v, %v", v, err)
 	}
-	if err := v.UnmarshalBinary([]byte{3}); !errors.Is(err, ErrEncoding) {
-		t.Errorf("version 3: %v", err)
+	if err := v.UnmarshalBinary([]byte{4}); !errors.Is(err, ErrEncoding) {
+		t.Errorf("version 4: %v", err)
+	}
+	// A corrupt sketch is a corrupt entry.
+	bad := bytes.Clone(b[len("prefix"):])
+	bad[len(bad)-3] = 0 // the second hash (9) made a repeat of the first (0)
+	if err := v.UnmarshalBinary(bad); !errors.Is(err, ErrEncoding) {
+		t.Errorf("corrupt sketch: %v", err)
 	}
 }
 
 func FuzzEntryBinary(f *testing.F) {
 	e := Entry{ID: "x", Fingerprints: Fingerprints{URL: "u", MinHash: []uint32{7, 8}, Words: 3}}
 	b, _ := e.MarshalBinary()
+	f.Add(b)
+	e.Sketch = minhash.Sketch{Hashes: []uint32{3, 90, 1 << 20}}
+	b, _ = e.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, data []byte) {

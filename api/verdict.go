@@ -112,7 +112,9 @@ type Match struct {
 	Level Level `json:"level,omitempty"`
 	// Distance is the Hamming distance between the SimHash fingerprints.
 	Distance int `json:"distance"`
-	// Similarity is the Jaccard similarity estimated from the MinHash signatures.
+	// Similarity is the Jaccard similarity of the two shingle sets: from the documents'
+	// sketches when both have one (exact up to minhash.DefaultSketchCap shingles; see
+	// neardup.Options.NoVerify), otherwise estimated from the MinHash signatures.
 	Similarity float64 `json:"similarity"`
 }
 

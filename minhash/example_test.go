@@ -77,3 +77,24 @@ func ExampleSignature_AppendBinary() {
 	fmt.Println(len(b), minhash.Similarity(sig, back))
 	// Output: 19 1
 }
+
+func ExampleSketch() {
+	a := words("the quick brown fox jumps over the lazy dog")
+	b := words("the quick brown fox jumped over the lazy dog")
+	// A service keeps each document's sketch with its record, and verifies a candidate
+	// pair by the two sketches when it cannot read the documents again.
+	sa := minhash.NewSketch(nil, a, minhash.DefaultSketchCap)
+	sb := minhash.NewSketch(nil, b, minhash.DefaultSketchCap)
+	enc, _ := sa.MarshalBinary()
+	var stored minhash.Sketch
+	if err := stored.UnmarshalBinary(enc); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%.3f (%d bytes)\n", stored.Similarity(sb), len(enc))
+	// A capacity below the set's size keeps the smallest hashes: an estimate.
+	small := minhash.NewSketch(nil, a, 4)
+	fmt.Println(small.Sampled, len(small.Hashes))
+	// Output:
+	// 0.778 (40 bytes)
+	// true 4
+}

@@ -29,8 +29,15 @@ import (
 // fingerprinted and added; 16 requests at a time. It drives the handler directly, so
 // that a profile of it holds the service's costs and none of the load generator's or
 // the network's. It reports the process's CPU time a page besides the wall time, the
-// figure to compare on a machine shared with other work.
+// figure to compare on a machine shared with other work. The sub-benchmarks are the
+// default detector, which verifies near candidates by the records' sketches, and one
+// with Options.NoVerify, side by side.
 func BenchmarkServeHTML(b *testing.B) {
+	b.Run("verify", func(b *testing.B) { benchServeHTML(b, neardup.Options{}) })
+	b.Run("no-verify", func(b *testing.B) { benchServeHTML(b, neardup.Options{NoVerify: true}) })
+}
+
+func benchServeHTML(b *testing.B, opt neardup.Options) {
 	root, err := evaldata.Root()
 	evaldata.Need(b, err)
 	pages, _, err := evaldata.DebianPages(root)
@@ -64,7 +71,7 @@ func BenchmarkServeHTML(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	det, err := neardup.OpenDetector(db, neardup.Options{})
+	det, err := neardup.OpenDetector(db, opt)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -67,6 +67,9 @@ type Config struct {
 	Now        func() time.Time
 	// Prefer is the keep policy: whether a survives rather than b.
 	Prefer func(a, b api.Candidate) bool
+	// Verify takes a MinHash candidate's similarity from the two entries' sketches when
+	// both have one (compare), and bands for recall at the threshold (banding).
+	Verify bool
 }
 
 // Engine is a detector's storage engine (see the package documentation). It is safe for
@@ -136,15 +139,21 @@ func Open(s store.Store, c Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Distance %d: %v", ErrOptions, c.Distance, err)
 	}
-	// Weighted 9 to 1 against misses: a pair at the threshold is found 87% of the time
-	// at the default threshold.
-	bands, rows, err := lsh.Options{Threshold: c.Threshold, K: c.MinHashK, FPWeight: 0.1, FNWeight: 0.9}.Banding()
+	bands, rows, err := banding(c, c.Verify)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		return nil, err
 	}
 	d := &Engine{cfg: c, st: s, bands: bands, rows: rows, sim: sim, recs: newRecordCache()}
 	if err := d.checkMeta(); err != nil {
-		return nil, err
+		// A store keeps the banding it was made with: one made with verification on
+		// (or off) opens with it off (or on) in its own banding.
+		if !errors.Is(err, ErrOptions) {
+			return nil, err
+		}
+		d.bands, d.rows, _ = banding(c, !c.Verify)
+		if d.checkMeta() != nil {
+			return nil, err
+		}
 	}
 	if _, ok := s.(store.Conditional); ok {
 		return d.openShared()
@@ -163,6 +172,26 @@ func Open(s store.Store, c Config) (*Engine, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// verifyMiss is the chance that the bands of a verifying engine never make a candidate
+// of a pair whose similarity is the threshold (lsh.RecallParams): verification removes
+// the candidates below the threshold that more bands let in, so the bands are chosen
+// for recall. At 0.8 and K = 128 it gives 15 bands of 7 rows.
+const verifyMiss = 0.03
+
+// banding returns the LSH bands and rows of a config, verifying or not. Without
+// verification they are weighted 9 to 1 against misses: a pair at the threshold is
+// found 87% of the time at the default threshold, and the estimate decides.
+func banding(c Config, verify bool) (bands, rows int, err error) {
+	bands, rows, err = lsh.Options{Threshold: c.Threshold, K: c.MinHashK, FPWeight: 0.1, FNWeight: 0.9}.Banding()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	if verify {
+		bands, rows = lsh.RecallParams(c.Threshold, verifyMiss, c.MinHashK)
+	}
+	return bands, rows, nil
 }
 
 // openShared finishes Open on a store that other processes write too: it reads

@@ -166,7 +166,13 @@ func (d *Engine) compare(e *api.Entry, r *Record) api.Match {
 	m := api.Match{ID: r.ID, URL: r.URL, Distance: simhash.Distance(e.SimHash, r.SimHash)}
 	if len(e.MinHash) == len(r.MinHash) && len(e.MinHash) > 0 {
 		// Signatures of other sizes (or none, with NoMinHash) are not comparable: 0.
-		m.Similarity = minhash.Similarity(e.MinHash, r.MinHash)
+		// With verification, two sketches replace the estimate; an entry stored without
+		// one is compared by the estimate.
+		if d.cfg.Verify && !e.Sketch.Empty() && !r.Sketch.Empty() {
+			m.Similarity = e.Sketch.Similarity(r.Sketch)
+		} else {
+			m.Similarity = minhash.Similarity(e.MinHash, r.MinHash)
+		}
 	}
 	switch {
 	case e.Raw == r.Raw:

@@ -62,11 +62,13 @@ func fingerprints(t *testing.T, seed uint64) *fpSet {
 	if set := ps.seeds[seed]; set != nil {
 		return set
 	}
-	fpr, err := neardup.NewFingerprinter(neardup.Options{Pipeline: neardup.Pipeline{Seed: seed}})
+	// A detector's own Fingerprinter, which makes the sketches its detectors verify
+	// near candidates with, as the service's does.
+	d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{Seed: seed}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fps, err := fingerprintAll(fpr, ps.docs)
+	fps, err := fingerprintAll(d.Fingerprinter(), ps.docs)
 	if err != nil {
 		t.Fatal(err)
 	}

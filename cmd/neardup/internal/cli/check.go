@@ -52,6 +52,7 @@ type checkCmd struct {
 	threshold float64
 	keep      string
 	noExtract bool
+	noVerify  bool
 	maxBytes  int
 	text      textFlags
 	output    outputFlags
@@ -70,6 +71,7 @@ func (c *checkCmd) define(fs *flag.FlagSet) {
 	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultThreshold, fmt.Sprintf("smallest MinHash similarity of a near-duplicate, `S` in (0, 1] (default %g)", neardup.DefaultThreshold))
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	fs.BoolVar(&c.noVerify, "no-verify", false, "decide MinHash near-duplicates by the signatures' estimate, without keeping each page's\nshingle sketch to verify them (about 4 bytes a distinct shingle, at most 4KiB a page)\n(default false: verify)")
 	fs.IntVar(&c.maxBytes, "max-bytes", extract.DefaultMaxBytes, fmt.Sprintf("refuse a page larger than `N` bytes, after decompression (default %d: %d MiB)", extract.DefaultMaxBytes, extract.DefaultMaxBytes>>20))
 	c.text.define(fs)
 	c.output.define(fs)
@@ -170,7 +172,7 @@ func (c *checkCmd) detector() (*neardup.Detector, error) {
 	d, err := neardup.NewDetector(neardup.Options{Pipeline: neardup.Pipeline{
 		Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold, Keep: keep, NoExtract: c.noExtract,
 		Extract: extract.Options{MaxBytes: c.maxBytes}, Shingle: c.text.options(shingle.Uniform),
-	}})
+	}, NoVerify: c.noVerify})
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

@@ -91,6 +91,7 @@ type serveCmd struct {
 	maxAge          time.Duration
 	keep            string
 	noExtract       bool
+	noVerify        bool
 	text            textFlags
 	redis           redisFlags
 }
@@ -119,7 +120,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.Var(&c.cacheSize, "cache-size", "give the store a block cache of `BYTES` (default 256MiB)")
 	c.minFree = pebblestore.DefaultMinFree
 	fs.Var(&c.minFree, "min-free", "keep `BYTES` free on the disk of --data: below it, adds get 507 and /readyz 503\nno_space (reads go on) until space is freed, and serve refuses to start; 0: no\nwatermark (default 512MiB)")
-	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n25 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
+	fs.Var(&c.bandMemory, "band-memory", "keep a copy of the LSH band postings in memory, up to `BYTES` (10-20 bytes a posting,\n26 postings a document at the defaults: 512MiB holds about two million documents), so\nthat checks and queries find their band candidates without the store; past it the store\nanswers them; 0: no copy (default 512MiB)")
 	fs.IntVar(&c.maxInflight, "max-inflight", 0, "work on at most `N` requests at once; more wait 100 ms, then get 429\n(default 0: 16 x GOMAXPROCS)")
 	fs.DurationVar(&c.timeout, "timeout", server.DefaultTimeout, "answer 503 timeout to a request whose work takes longer than `D` (default 30s)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, wait at most `D` for requests in flight (default 30s)")
@@ -131,6 +132,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.DurationVar(&c.maxAge, "max-age", 0, "forget documents not seen for longer than `D` (default 0s: never)")
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
+	fs.BoolVar(&c.noVerify, "no-verify", false, "decide MinHash near-duplicates by the signatures' estimate, without keeping each page's\nshingle sketch to verify them (about 4 bytes a distinct shingle, at most 4KiB a page)\n(default false: verify)")
 	c.text.define(fs)
 	c.redis.define(fs)
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
@@ -335,7 +337,7 @@ func (c *serveCmd) setUp(log *slog.Logger, cfg serveConfig, getenv func(string) 
 	log.Info("loading the index", "data", cfg.storePath(), "store", cfg.storeKind(), "gomaxprocs", runtime.GOMAXPROCS(0), "malloc_arenas", arenas)
 	// The defaults differ from dedup's (docs/cli.md says why), so the log says which hold.
 	log.Info("duplicate rules", "near", c.near, "distance", c.distance, "threshold", c.threshold, "keep", c.keep,
-		"shingles", c.text.describe(), "extract", !c.noExtract)
+		"shingles", c.text.describe(), "extract", !c.noExtract, "verify", !c.noVerify)
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
@@ -497,7 +499,7 @@ func (c *serveCmd) config() (serveConfig, error) {
 	}
 	cfg.opt = neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
 		Keep: keep, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}},
-		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory)}
+		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory), NoVerify: c.noVerify}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}
