@@ -5,6 +5,12 @@ import "sync"
 // recordCacheSize is how many records a detector's recordCache holds at most.
 const recordCacheSize = 16384
 
+// recordCacheBytes bounds the sketch hashes a recordCache holds: records verified by
+// sketches carry 4 bytes a distinct shingle, up to 4 KB, and a cache bounded by count
+// alone would hold five times the memory of one without, against the service's memory
+// budget. With it, a cache of large sketches holds fewer records instead.
+const recordCacheBytes = 16 << 20
+
 // recordCache holds the records that near-duplicate checks read most: the candidates
 // their band and SimHash lookups return. Text with common phrases makes a few thousand
 // documents the candidates of many checks (their band keys are the common phrases'),
@@ -14,8 +20,8 @@ const recordCacheSize = 16384
 // It keeps two generations of at most half its size each: a hit in the older one moves
 // the record to the newer, and when the newer fills it becomes the older, whose records
 // are dropped. So it holds the records read recently, at a map write a read, and at most
-// recordCacheSize of them (about 800 bytes each at the defaults, and 4 bytes a hash of
-// the record's sketch more, at most 4 KB: 13 MB to 80 MB).
+// recordCacheSize of them (about 800 bytes each at the defaults: 13 MB) and their
+// sketches' hashes up to recordCacheBytes.
 //
 // Its records are shared and never changed. A write that changes or removes a record
 // calls drop; a record read from the store before a drop is not put in after it
@@ -24,6 +30,7 @@ const recordCacheSize = 16384
 type recordCache struct {
 	mu        sync.Mutex
 	cur, prev map[uint64]*Record
+	curBytes  int    // the sketch bytes of cur's records
 	epoch     uint64 // drops so far
 }
 
@@ -59,10 +66,12 @@ func (c *recordCache) put(seq uint64, r *Record, epoch uint64) {
 
 // add puts r in the newer generation; c.mu is held.
 func (c *recordCache) add(seq uint64, r *Record) {
-	if len(c.cur) >= recordCacheSize/2 {
+	if len(c.cur) >= recordCacheSize/2 || c.curBytes >= recordCacheBytes/2 {
 		c.prev, c.cur = c.cur, make(map[uint64]*Record, recordCacheSize/2)
+		c.curBytes = 0
 	}
 	c.cur[seq] = r
+	c.curBytes += 4 * len(r.Sketch.Hashes)
 }
 
 // drop forgets the record seq, which a write has changed or removed.

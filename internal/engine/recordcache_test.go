@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/api"
+	"github.com/neardup/neardup/minhash"
 )
 
 // TestRecordCache: the cache holds at most recordCacheSize records, keeps those read
@@ -79,4 +80,25 @@ func TestRecordCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestRecordCacheBytes: records with large sketches are bounded by recordCacheBytes
+// rather than by their count.
+func TestRecordCacheBytes(t *testing.T) {
+	c := newRecordCache()
+	hashes := make([]uint32, 1024)
+	for seq := uint64(1); seq <= recordCacheSize; seq++ {
+		r := &Record{Entry: api.Entry{ID: "d", Fingerprints: api.Fingerprints{Sketch: minhash.Sketch{Hashes: hashes}}}, seq: seq}
+		_, epoch := c.get(seq)
+		c.put(seq, r, epoch)
+		held := 0
+		for _, m := range []map[uint64]*Record{c.cur, c.prev} {
+			for _, r := range m {
+				held += 4 * len(r.Sketch.Hashes)
+			}
+		}
+		if held > recordCacheBytes+2*4*len(hashes) {
+			t.Fatalf("after %d puts the cache holds %d bytes of sketches, past %d", seq, held, recordCacheBytes)
+		}
+	}
 }
