@@ -29,6 +29,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/neardup/neardup/internal/measure"
 )
 
 // HTML is markup that a Builder writes as it is. An untyped string constant converts to
@@ -70,6 +72,18 @@ func (b *Builder) Printf(format HTML, args ...any) {
 		}
 	}
 	fmt.Fprintf(&b.buf, string(format), xs...)
+}
+
+// Segments appends one side of a word diff, its changed segments each inside an element
+// named tag (del on the left, ins on the right), all of them escaped.
+func (b *Builder) Segments(segs []measure.Segment, tag HTML) {
+	for _, s := range segs {
+		if s.Changed {
+			b.Printf("<%s>%s</%s>", tag, s.Text, tag)
+		} else {
+			b.Text(s.Text)
+		}
+	}
 }
 
 // Bytes returns the page so far. The slice aliases the Builder's buffer: it is valid

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/measure"
 )
 
 // viaTemplate renders s with html/template in the contexts a Builder supports, so that
@@ -84,5 +86,13 @@ func TestTextAllocs(t *testing.T) {
 	b.buf.Grow(1 << 20)
 	if n := testing.AllocsPerRun(100, func() { b.Text(s) }); n != 0 {
 		t.Errorf("Text: %v allocations, want 0", n)
+	}
+}
+
+func TestSegments(t *testing.T) {
+	var b Builder
+	b.Segments([]measure.Segment{{Text: "a <b> "}, {Text: "c&d", Changed: true}, {Text: "."}}, "del")
+	if got, want := string(b.Bytes()), "a &lt;b&gt; <del>c&amp;d</del>."; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -165,9 +165,9 @@ func writeCluster(b *htmlpage.Builder, c clusterView) {
 			b.Printf(" <bdi>%s</bdi>", p.Member.URL)
 		}
 		b.Markup("</th></tr></thead>\n<tbody><tr><td><div class=\"text\" dir=\"auto\">")
-		writeSegments(b, p.Left, "del")
+		b.Segments(p.Left, "del")
 		b.Markup("</div></td><td><div class=\"text\" dir=\"auto\">")
-		writeSegments(b, p.Right, "ins")
+		b.Segments(p.Right, "ins")
 		b.Markup("</div></td></tr></tbody>\n</table>")
 	}
 	if len(c.Pairs) == 0 {
@@ -176,17 +176,6 @@ func writeCluster(b *htmlpage.Builder, c clusterView) {
 		b.Markup("</div>")
 	}
 	b.Markup("\n</details>")
-}
-
-// writeSegments writes one side of a word diff, its changed segments in a tag element.
-func writeSegments(b *htmlpage.Builder, segs []measure.Segment, tag htmlpage.HTML) {
-	for _, s := range segs {
-		if s.Changed {
-			b.Printf("<%s>%s</%s>", tag, s.Text, tag)
-		} else {
-			b.Text(s.Text)
-		}
-	}
 }
 
 // writeMirrors writes the table of mirrors, or a paragraph saying none was found.
