@@ -3,6 +3,7 @@ package hamming
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -249,5 +250,30 @@ func TestFindAllRepeatedValues(t *testing.T) {
 		if len(want) != 6 || !slices.Equal(got, want) {
 			t.Errorf("blocks=%d: got %x, want %x", blocks, got, want)
 		}
+	}
+}
+
+// TestGrouperStampWraps checks that a grouper whose stamp is about to pass the largest
+// uint32 starts afresh and finds the same pairs as a new one, table after table.
+func TestGrouperStampWraps(t *testing.T) {
+	d, err := newDesign(5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 9))
+	part := planted(r, 300, 0.2, 3)
+	fresh := &grouper{d: d}
+	worn := &grouper{d: d, stamp: math.MaxUint32 - 500}
+	for range 3 {
+		for tb := range d.perms {
+			fresh.table(part, tb)
+			worn.table(part, tb)
+		}
+	}
+	if len(fresh.out) == 0 || !slices.Equal(fresh.out, worn.out) {
+		t.Errorf("%d pairs from a new grouper, %d from one whose stamp wrapped", len(fresh.out), len(worn.out))
+	}
+	if worn.stamp >= math.MaxUint32-500 {
+		t.Errorf("the stamp did not wrap: %d", worn.stamp)
 	}
 }

@@ -22,7 +22,7 @@ import (
 func TestChromiumPage(t *testing.T) {
 	browser := chromium.Path(t)
 	_, ts := start(t, Config{})
-	hostile := `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	hostile := `<script>alert("x")</script><img src=x onerror=alert(1)> &id=p2#+%`
 	edited := strings.Replace(article, "advertisement", "banner", 1)
 	for _, d := range []string{docJSON("p1", "", article), docJSON("p2", "", edited), docJSON(hostile, "", hostile+" "+article+" </textarea>")} {
 		if code, body, _ := call(t, ts, "POST", "/v1/documents", "", d); code != 200 {
@@ -64,7 +64,14 @@ func TestChromiumPage(t *testing.T) {
 		var near []string
 		for n := range doc.Descendants() {
 			if n.Type == html.ElementNode && n.Data == "tr" && attr(n, "class") == "near" {
-				near = append(near, textOf(n.FirstChild))
+				id := textOf(n.FirstChild)
+				near = append(near, id)
+				// The link looks the near-duplicate up: its id, hostile or not, survives
+				// the URL.
+				link, err := url.Parse(attr(n.FirstChild.FirstChild, "href"))
+				if err != nil || link.Path != "/" || link.Query().Get("id") != id {
+					t.Errorf("the link of near-duplicate %q is %v (%v)", id, link, err)
+				}
 			}
 		}
 		slices.Sort(near)

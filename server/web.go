@@ -1,24 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"strings"
 
+	"github.com/neardup/neardup/internal/htmlpage"
 	"github.com/neardup/neardup/internal/measure"
 	"github.com/neardup/neardup/minhash"
 )
-
-//go:embed web.html.tmpl
-var pageSource string
-
-// pageTemplate is parsed once; templates are immutable and safe for concurrent use.
-var pageTemplate = template.Must(template.New("page").Parse(pageSource))
 
 // pageData is what the web page shows.
 type pageData struct {
@@ -76,17 +68,15 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, &data); err != nil {
-		return err
-	}
+	var b htmlpage.Builder
+	writeWebPage(&b, &data)
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	w.Write(b.Bytes())
 	return nil
 }
 

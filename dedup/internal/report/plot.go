@@ -19,7 +19,7 @@ const (
 // powers of two (2–3, 4–7, 8–15...).
 const maxCategories = 24
 
-// plot is a bar chart laid out for the template; every coordinate is formatted.
+// plot is a bar chart laid out for the page; every coordinate is formatted.
 type plot struct {
 	ID             string // prefix of the ids of its <title> and <desc>
 	Title, Desc    string
@@ -28,17 +28,6 @@ type plot struct {
 	XTicks, YTicks []tick
 	Marker         *marker
 }
-
-// The frame of every plot and the positions of its axis labels, for the template.
-func (*plot) Width() int   { return plotWidth }
-func (*plot) Height() int  { return plotHeight }
-func (*plot) Left() int    { return plotLeft }
-func (*plot) Right() int   { return plotRight }
-func (*plot) Top() int     { return plotTop }
-func (*plot) Bottom() int  { return plotBottom }
-func (*plot) TickEnd() int { return plotBottom + 4 }
-func (*plot) XLabelX() int { return (plotLeft + plotRight) / 2 }
-func (*plot) YLabelX() int { return -(plotTop + plotBottom) / 2 } // rotated by -90°
 
 // bar is one bar, with the tooltip that states its numbers.
 type bar struct {

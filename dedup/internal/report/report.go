@@ -1,18 +1,15 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
-	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/neardup/neardup/internal/htmlpage"
 	"github.com/neardup/neardup/internal/measure"
 )
 
@@ -111,18 +108,6 @@ type Mirror struct {
 	Coverage float64
 }
 
-//go:embed report.html.tmpl
-var pageTemplate string
-
-// page is parsed once, on first use, so that commands which write no report do not pay for
-// it at start-up; Execute is safe for concurrent use.
-var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"count":     formatCount,
-		"maxTokens": func() int { return measure.MaxDiffTokens },
-	}).Parse(pageTemplate))
-})
-
 // Write writes d as one self-contained HTML page to w: inline CSS and SVG, no script, no
 // external resource. The bytes depend only on d. It returns an error, prefixed
 // "report:", if d has a negative count, a cluster size below 1, a histogram bin that is
@@ -167,11 +152,9 @@ func Write(w io.Writer, d Data) error {
 			Coverage: strconv.FormatFloat(100*m.Coverage, 'f', 0, 64) + "%",
 		})
 	}
-	var buf bytes.Buffer
-	if err := page().Execute(&buf, v); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	var b htmlpage.Builder
+	writePage(&b, v)
+	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
@@ -200,7 +183,7 @@ func validate(d Data) error {
 	return nil
 }
 
-// view is what the template shows: d cleaned, sorted, formatted and laid out.
+// view is what the page shows: d cleaned, sorted, formatted and laid out.
 type view struct {
 	Title                 string
 	Params, Summary       []Field
@@ -268,7 +251,7 @@ func sizeTable(sizes []SizeCount) []SizeCount {
 	return out[:n]
 }
 
-// clean makes s valid UTF-8, so the page is; html/template escapes the rest.
+// clean makes s valid UTF-8, so the page is; the page's writer escapes the rest.
 func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func cleanFields(fs []Field) []Field {

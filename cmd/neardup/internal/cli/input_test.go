@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -233,4 +234,52 @@ func BenchmarkReadFingerprints(b *testing.B) {
 			b.Fatal(len(fps), err)
 		}
 	}
+}
+
+// TestDecimalLine checks the fast path on the lines simhash-cpp writes, which it must
+// take, and on those it must leave to the general path.
+func TestDecimalLine(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for range 20000 {
+		v := r.Uint64() >> r.IntN(64)
+		for _, end := range []string{"\n", "", "\n7\n"} {
+			s := strconv.FormatUint(v, 10)
+			got, n := decimalLine([]byte(s + end))
+			if want := len(s) + min(len(end), 1); got != v || n != want {
+				t.Fatalf("%q: %d, %d; want %d, %d", s+end, got, n, v, want)
+			}
+		}
+	}
+	for in, want := range map[string]uint64{
+		"18446744073709551615\n": math.MaxUint64, "00000000000000000001": 1, "0\n": 0,
+		"12345678\n": 12345678, "1234567812345678\n": 1234567812345678,
+	} {
+		if got, n := decimalLine([]byte(in)); got != want || n != len(strings.TrimSuffix(in, "\n"))+strings.Count(in, "\n") {
+			t.Errorf("%q: %d, %d; want %d", in, got, n, want)
+		}
+	}
+	for _, in := range []string{
+		"", "\n", "18446744073709551616\n", "99999999999999999999", "000000000000000000001\n",
+		"123\r\n", " 1\n", "1 \n", "0x10\n", "12345678a\n", "1234567:\n", "12345678/\n", "-1\n",
+		"1234567\xfa\n", "\xff\xff\xff\xff\xff\xff\xff\xff\n",
+	} {
+		if v, n := decimalLine([]byte(in)); n != 0 {
+			t.Errorf("%q: took %d bytes as %d; want it left to the general path", in, n, v)
+		}
+	}
+}
+
+// FuzzParseLines checks parseLines, with its fast path, against the line-by-line oracle.
+func FuzzParseLines(f *testing.F) {
+	for _, s := range []string{"1\n2\n", "18446744073709551615\n18446744073709551616\n", " 12\r\n\n0x1f\n",
+		"123456789012345678\n", "1234567890123456789a\n", "12345678\xfa\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		want, werr := readFingerprintsOracle(in, "in")
+		got, err := parseLines([]byte(in), "in", 0)
+		if fmt.Sprint(err) != fmt.Sprint(werr) || (werr == nil && !slices.Equal(got, want)) {
+			t.Fatalf("%q: %v, %v; want %v, %v", in, got, err, want, werr)
+		}
+	})
 }
