@@ -58,6 +58,10 @@ type Annotation struct {
 //     member with others (a whole file gzipped) is written as a gzip member of its own.
 //     warcinfo records are kept too; other records that are not documents are not.
 //   - Dir: the file, as stored, at the same path relative to outDir as to its directory.
+//   - Parquet: in outDir/BASE, or for a shard of a directory at its path relative to
+//     that directory, the record's row, every column as it was, in a Parquet file with
+//     the input's schema, key-value metadata and each column's codec; an input that is
+//     not readable Parquet gets no output file.
 //
 // With c.Removed, the documents c.Keep refuses go to that directory likewise; with
 // c.Annotate, every document is written, annotated (see CopyOptions).
@@ -115,16 +119,17 @@ type copier struct {
 	src    *os.File       // the input, read at offsets (WARC)
 	out    *os.File       // JSONL, WARC
 	w      io.WriteCloser // JSONL: the compressor, if any
+	pq     *parquetCopier // Parquet
 	outDir string
 }
 
 // newCopier starts the output of one input.
 func newCopier(in input, src source, outDir string) (*copier, error) {
 	c := &copier{in: in, outDir: outDir}
-	if in.format == Dir {
-		return c, nil
+	if s, ok := src.(*parquetSource); in.format == Dir || ok && s.file == nil {
+		return c, nil // a file that is not Parquet has no schema to write a copy with
 	}
-	out, err := create(filepath.Join(outDir, filepath.Base(in.path)))
+	out, err := create(filepath.Join(outDir, in.out))
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +144,8 @@ func newCopier(in input, src source, outDir string) (*copier, error) {
 		}
 	case *warcSource:
 		c.src, err = os.Open(in.path)
+	case *parquetSource:
+		c.pq, err = newParquetCopier(in.path, out, false)
 	}
 	if err != nil {
 		out.Close()
@@ -168,6 +175,8 @@ func (c *copier) write(it *item) error {
 	switch {
 	case c.in.format == Dir:
 		err = copyFile(it.rec.Source.File, filepath.Join(c.outDir, filepath.FromSlash(it.rec.ID)))
+	case c.pq != nil:
+		err = c.pq.write(int64(it.rec.Source.Line-1), nil)
 	case c.w != nil:
 		_, err = c.w.Write(it.raw)
 	case c.in.format == JSONL:
@@ -210,6 +219,9 @@ func (c *copier) close() error {
 		return nil
 	}
 	var errs []error
+	if c.pq != nil {
+		errs = append(errs, c.pq.close())
+	}
 	if c.w != nil {
 		errs = append(errs, c.w.Close())
 	}
