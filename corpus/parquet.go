@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -40,6 +43,7 @@ const pqBatch = 128
 type parquetSource struct {
 	name     string
 	fh       *readerAt
+	closer   io.Closer
 	file     *parquet.File
 	cols     [pqColumns]*pqColumn // nil: the field is not set or the file has no such column
 	groups   []parquet.RowGroup
@@ -50,7 +54,9 @@ type parquetSource struct {
 	progress *atomic.Int64
 	counted  int64 // bytes added to progress
 	size     int64
-	bad      error // the file cannot be read: reported as a bad first row
+	bad      error  // the file cannot be read: reported as a bad first row
+	groupErr error  // the row group cannot be read: reported as its bad first row
+	head     []byte // page headers being checked
 	ended    bool
 }
 
@@ -70,12 +76,19 @@ type pqColumn struct {
 // readerAt is the input file, keeping its own read errors, which end the run, apart from
 // the library's complaints about its content, which make bad records.
 type readerAt struct {
-	f   *os.File
-	err error
+	r    io.ReaderAt
+	size int64
+	err  error
 }
 
+// errOffset reports a read outside the file, which a corrupt file's offsets ask for.
+var errOffset = errors.New("offset outside the file")
+
 func (r *readerAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := r.f.ReadAt(p, off)
+	if off < 0 || off > r.size {
+		return 0, errOffset
+	}
+	n, err := r.r.ReadAt(p, off)
 	if err != nil && err != io.EOF {
 		r.err = err
 	}
@@ -95,12 +108,28 @@ func openParquet(path string, f *fields, max int, progress *atomic.Int64) (*parq
 		fh.Close()
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	s := &parquetSource{name: path, fh: &readerAt{f: fh}, max: max, progress: progress, size: st.Size()}
-	s.file, err = parquet.OpenFile(s.fh, s.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+	s, err := newParquet(path, fh, fh, st.Size(), f, max, progress)
+	if err != nil {
+		fh.Close()
+	}
+	return s, err
+}
+
+// newParquet reads Parquet from r, size bytes, named name in messages; close closes r.
+func newParquet(name string, r io.ReaderAt, close io.Closer, size int64, f *fields, max int, progress *atomic.Int64) (*parquetSource, error) {
+	s := &parquetSource{name: name, fh: &readerAt{r: r, size: size}, closer: close, max: max, progress: progress, size: size}
+	if err := checkFooter(s.fh, size); err != nil {
+		if s.fh.err != nil {
+			return nil, fmt.Errorf("corpus: reading %s: %w", name, s.fh.err)
+		}
+		s.bad = badf(ErrTruncated, "not a readable Parquet file (%v); the file is not read", err)
+		return s, nil
+	}
+	var err error
+	s.file, err = parquet.OpenFile(s.fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
 		parquet.ReadBufferSize(64<<10))
 	if s.fh.err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("corpus: reading %s: %w", path, s.fh.err)
+		return nil, fmt.Errorf("corpus: reading %s: %w", name, s.fh.err)
 	}
 	if err != nil {
 		s.bad = badf(ErrTruncated, "not a readable Parquet file (%v); the file is not read", err)
@@ -109,6 +138,26 @@ func openParquet(path string, f *fields, max int, progress *atomic.Int64) (*parq
 	s.groups = s.file.RowGroups()
 	s.bad = s.findColumns(f)
 	return s, nil
+}
+
+// checkFooter checks the file's last 8 bytes, the footer's length and the magic, before
+// the library reads the footer: it would allocate the length the file claims, up to 4
+// GiB, even when the file is shorter.
+func checkFooter(r io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return fmt.Errorf("%d bytes, too short", size)
+	}
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if !bytes.Equal(tail[4:], parquetMagic) {
+		return fmt.Errorf("no magic %q at the end: truncated, or not Parquet", parquetMagic)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("a footer of %d bytes in a file of %d: truncated, or not Parquet", n, size)
+	}
+	return nil
 }
 
 // findColumns looks up the fields' columns in the file's schema and checks their types.
@@ -188,7 +237,7 @@ func (c *pqColumn) check(i int, t parquet.Type) error {
 func (s *parquetSource) close() error {
 	s.endGroup()
 	s.count(s.size - s.counted)
-	return s.fh.f.Close()
+	return s.closer.Close()
 }
 
 // count adds n bytes to the run's progress.
@@ -238,9 +287,14 @@ func (s *parquetSource) startGroup() {
 	s.left = rg.NumRows()
 	chunks := rg.ColumnChunks()
 	for _, c := range s.cols {
-		if c != nil {
-			c.pages = chunks[c.index].Pages()
+		if c == nil {
+			continue
 		}
+		if err := s.checkPages(&s.file.Metadata().RowGroups[s.g-1].Columns[c.index].MetaData); err != nil {
+			s.groupErr = fmt.Errorf("column %q: %w", c.path, err)
+			break
+		}
+		c.pages = chunks[c.index].Pages()
 	}
 	if meta := s.file.Metadata().RowGroups[s.g-1]; meta.TotalCompressedSize > 0 {
 		s.count(min(meta.TotalCompressedSize, s.size-s.counted))
@@ -262,6 +316,10 @@ func (s *parquetSource) endGroup() {
 // not UTF-8, an empty id) makes a bad record; a page that does not decode makes one too,
 // and ends the row group: its other rows are not read.
 func (s *parquetSource) read(rec *Record) (bad, err error) {
+	if s.groupErr != nil {
+		bad, s.groupErr = s.badGroup(s.groupErr), nil
+		return bad, nil
+	}
 	var vals [pqColumns]parquet.Value
 	for i, c := range s.cols {
 		if c == nil {
@@ -272,14 +330,79 @@ func (s *parquetSource) read(rec *Record) (bad, err error) {
 			if s.fh.err != nil {
 				return nil, fmt.Errorf("corpus: reading %s: %w", s.name, s.fh.err)
 			}
-			first := s.row
-			s.row += s.left
-			s.left = 0
-			return badf(ErrTruncated, "column %q: %v; rows %d to %d of row group %d are not read", c.path, err, first, s.row, s.g), nil
+			return s.badGroup(fmt.Errorf("column %q: %w", c.path, err)), nil
 		}
 		vals[i] = v
 	}
 	return s.fill(rec, &vals), nil
+}
+
+// badGroup skips the rest of the row group for err, which the row being read reports.
+func (s *parquetSource) badGroup(err error) error {
+	first := s.row
+	s.row += s.left
+	s.left = 0
+	sentinel := ErrTruncated
+	if errors.Is(err, ErrTooLarge) {
+		sentinel = ErrTooLarge
+	}
+	return badf(sentinel, "%v; rows %d to %d of row group %d are not read", err, first, s.row, s.g)
+}
+
+// checkPages reads the page headers of a column chunk before the library decodes it,
+// which allocates what a header claims: a page must lie inside its chunk, and hold at
+// most pageLimit bytes and values once decompressed.
+func (s *parquetSource) checkPages(meta *format.ColumnMetaData) error {
+	start := meta.DataPageOffset
+	if d := meta.DictionaryPageOffset; d > 0 && d < start {
+		start = d
+	}
+	end := start + meta.TotalCompressedSize
+	if start < 0 || meta.TotalCompressedSize < 0 || end > s.size {
+		return fmt.Errorf("column chunk at %d, %d bytes, outside the file's %d", start, meta.TotalCompressedSize, s.size)
+	}
+	limit := int64(s.max)*2 + 8<<20
+	var proto thrift.CompactProtocol
+	for off := start; off < end; {
+		var h format.PageHeader
+		n, err := s.pageHeader(&proto, off, end, &h)
+		if err != nil {
+			return err
+		}
+		values := max(h.DataPageHeader.V.NumValues, h.DataPageHeaderV2.V.NumValues, h.DictionaryPageHeader.V.NumValues)
+		switch {
+		case h.CompressedPageSize < 0 || off+n+int64(h.CompressedPageSize) > end:
+			return fmt.Errorf("a page of %d bytes at %d runs past its column chunk", h.CompressedPageSize, off)
+		case int64(h.UncompressedPageSize) > limit || int64(values) > limit:
+			return fmt.Errorf("%w: a page of %d bytes and %d values once decompressed, more than %d; raise MaxRecordBytes to read it", ErrTooLarge, h.UncompressedPageSize, values, limit)
+		}
+		off += n + int64(h.CompressedPageSize)
+	}
+	return nil
+}
+
+// pageHeader decodes the page header at off, reading a few KiB at a time up to end, and
+// returns its length.
+func (s *parquetSource) pageHeader(proto *thrift.CompactProtocol, off, end int64, h *format.PageHeader) (int64, error) {
+	for size := int64(4 << 10); ; size *= 4 {
+		size = min(size, end-off)
+		if cap(s.head) < int(size) {
+			s.head = make([]byte, size)
+		}
+		b := s.head[:size]
+		if _, err := s.fh.ReadAt(b, off); err != nil && err != io.EOF {
+			return 0, err
+		}
+		r := proto.NewReaderFromBytes(b)
+		err := thrift.NewDecoder(r).Decode(h)
+		if err == nil {
+			return int64(r.BytesRead()), nil
+		}
+		if size == end-off || size >= 1<<20 {
+			return 0, fmt.Errorf("page header at %d: %w", off, err)
+		}
+		*h = format.PageHeader{}
+	}
 }
 
 // fill sets rec from one row's values, or returns why the row is a bad record.

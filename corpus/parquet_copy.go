@@ -29,7 +29,7 @@ const pqCopyBatch = 64
 // hold no chosen row; each input row group's chosen rows make one output row group, so
 // memory holds one row group's pages, as writing the input did.
 type parquetCopier struct {
-	fh       *os.File
+	fh       io.Closer
 	groups   []parquet.RowGroup
 	g        int          // the next row group
 	rows     parquet.Rows // the current row group's, nil before the first
@@ -62,8 +62,8 @@ func newParquetCopier(path string, out io.Writer, annotate bool) (*parquetCopier
 	return nil, fmt.Errorf("corpus: copying %s: %w", path, err)
 }
 
-// newParquetWriter makes the copier of f, whose file is fh.
-func newParquetWriter(fh *os.File, f *parquet.File, out io.Writer, annotate bool) *parquetCopier {
+// newParquetWriter makes the copier of f, whose file fh closes.
+func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate bool) *parquetCopier {
 	c := &parquetCopier{fh: fh, groups: f.RowGroups(), batch: make([]parquet.Row, 0, pqCopyBatch),
 		annotate: annotate, leaves: len(f.Schema().Columns())}
 	schema := f.Schema()
