@@ -46,6 +46,7 @@ type parquetSource struct {
 	closer   io.Closer
 	file     *parquet.File
 	cols     [pqColumns]*pqColumn // nil: the field is not set or the file has no such column
+	names    [pqColumns]string    // the fields' dotted paths
 	groups   []parquet.RowGroup
 	g        int   // the current row group, from 0
 	left     int64 // rows of the current row group not read yet
@@ -168,6 +169,7 @@ func (s *parquetSource) findColumns(f *fields) error {
 			continue
 		}
 		name := strings.Join(path, ".")
+		s.names[i] = name
 		leaf, ok := schema.Lookup(path...)
 		if !ok {
 			if isGroup(schema, path) {
@@ -426,7 +428,7 @@ func (s *parquetSource) fill(rec *Record, vals *[pqColumns]parquet.Value) error 
 	}
 	text, html := vals[pqText], vals[pqHTML]
 	if text.IsNull() && html.IsNull() {
-		return badf(ErrField, "null text and html")
+		return badf(ErrField, "no value in the text column %q nor the html column %q", s.names[pqText], s.names[pqHTML])
 	}
 	for _, i := range []int{pqText, pqHTML, pqURL} {
 		if v := vals[i]; !v.IsNull() && len(v.ByteArray()) > s.max {
