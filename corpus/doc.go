@@ -1,6 +1,8 @@
 // Package corpus streams the documents of a batch deduplication's inputs (JSONL files,
 // directory trees of pages, WARC files) as Records, and writes the deduplicated corpus
-// back in each input's own format in a second streaming pass (Copy). Nothing is loaded
+// back in each input's own format in a second streaming pass (Copy), optionally with the
+// removed records apart or every record annotated with the deduplication's decision
+// (CopyOptions). Nothing is loaded
 // whole: memory is bounded by Options.MaxRecordBytes, whatever the input's size.
 //
 // # Formats

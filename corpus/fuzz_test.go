@@ -172,13 +172,18 @@ func FuzzParquet(f *testing.F) {
 		}
 		s.close()
 		if s.file != nil {
-			c := newParquetWriter(io.NopCloser(nil), s.file, io.Discard, true)
+			c, err := newParquetWriter(io.NopCloser(nil), s.file, io.Discard, true)
 			for _, row := range rows {
+				if err != nil {
+					break
+				}
 				if c.write(row, &Annotation{Cluster: row, HasCluster: row%2 == 0, Method: "exact"}) != nil {
 					break
 				}
 			}
-			c.close()
+			if c != nil {
+				c.close()
+			}
 		}
 		runtime.ReadMemStats(&after)
 		if n := after.TotalAlloc - before.TotalAlloc; n > fuzzAllocBound {

@@ -19,6 +19,9 @@ import (
 // fields holds the JSONL field paths, split at dots.
 type fields struct {
 	id, text, html, url, priority, time []string
+	// annotating is set when Copy annotates: a record's own annotation fields are then
+	// removed from its raw line (see stripAnnotation).
+	annotating bool
 }
 
 // newFields splits the Options' field paths; an empty segment ("a..b", ".a") is an error.
@@ -124,8 +127,13 @@ func (s *jsonlSource) next(it *item) error {
 			continue // blank lines are not records
 		}
 		it.raw = raw
-		if err := s.fields.parse(&s.parser, line, &it.rec); err != nil {
+		v, err := s.fields.parse(&s.parser, line, &it.rec)
+		if err != nil {
 			it.kind, it.err = kindBad, err
+		} else if s.fields.annotating {
+			if b := stripAnnotation(v, raw); b != nil {
+				it.raw = b
+			}
 		}
 		return nil
 	}
@@ -194,45 +202,46 @@ func (s *jsonlSource) tooLong() error {
 	return badf(ErrTooLarge, "line longer than %d bytes; raise MaxRecordBytes to read it", s.max)
 }
 
-// parse fills rec from one JSONL line (without its line end), or returns why it is a bad
-// record. rec.Source is set; rec.ID defaults to "FILE:LINE".
-func (f *fields) parse(p *fastjson.Parser, line []byte, rec *Record) error {
+// parse fills rec from one JSONL line (without its line end) and returns the parsed line,
+// valid until p parses again, or returns why it is a bad record. rec.Source is set;
+// rec.ID defaults to "FILE:LINE".
+func (f *fields) parse(p *fastjson.Parser, line []byte, rec *Record) (*fastjson.Value, error) {
 	v, err := p.ParseBytes(line)
 	if err != nil {
-		return badf(ErrSyntax, "invalid JSON: %v", err)
+		return nil, badf(ErrSyntax, "invalid JSON: %v", err)
 	}
 	if v.Type() != fastjson.TypeObject {
-		return badf(ErrSyntax, "a JSONL line must be a JSON object, not %v", v.Type())
+		return nil, badf(ErrSyntax, "a JSONL line must be a JSON object, not %v", v.Type())
 	}
 	if id := get(v, f.id); id != nil {
 		switch id.Type() {
 		case fastjson.TypeString:
 			b := id.GetStringBytes()
 			if len(b) == 0 {
-				return badf(ErrField, "id field %q is empty", strings.Join(f.id, "."))
+				return nil, badf(ErrField, "id field %q is empty", strings.Join(f.id, "."))
 			}
 			if !utf8.Valid(b) {
-				return badf(ErrUTF8, "id field %q", strings.Join(f.id, "."))
+				return nil, badf(ErrUTF8, "id field %q", strings.Join(f.id, "."))
 			}
 			rec.ID = string(b)
 		case fastjson.TypeNumber:
 			rec.ID = string(id.MarshalTo(nil))
 		default:
-			return badf(ErrField, "id field %q is a %v, not a string or number", strings.Join(f.id, "."), id.Type())
+			return nil, badf(ErrField, "id field %q is a %v, not a string or number", strings.Join(f.id, "."), id.Type())
 		}
 	} else {
 		rec.ID = rec.Source.File + ":" + strconv.Itoa(rec.Source.Line)
 	}
 	text, err := getString(v, f.text, "text")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	html, err := getString(v, f.html, "html")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if text == nil && html == nil {
-		return badf(ErrField, "no text field %q nor html field %q", strings.Join(f.text, "."), strings.Join(f.html, "."))
+		return nil, badf(ErrField, "no text field %q nor html field %q", strings.Join(f.text, "."), strings.Join(f.html, "."))
 	}
 	if text != nil {
 		rec.Text = string(text)
@@ -242,27 +251,27 @@ func (f *fields) parse(p *fastjson.Parser, line []byte, rec *Record) error {
 	}
 	url, err := getString(v, f.url, "url")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rec.URL = string(url)
 	if pv := get(v, f.priority); pv != nil {
 		if pv.Type() != fastjson.TypeNumber {
-			return badf(ErrField, "priority field %q is a %v, not a number", strings.Join(f.priority, "."), pv.Type())
+			return nil, badf(ErrField, "priority field %q is a %v, not a number", strings.Join(f.priority, "."), pv.Type())
 		}
 		rec.Priority, _ = pv.Float64()
 	}
 	ts, err := getString(v, f.time, "time")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ts != nil {
 		t, err := time.Parse(time.RFC3339Nano, string(ts))
 		if err != nil {
-			return badf(ErrField, "time field %q: %q is not RFC 3339 (2006-01-02T15:04:05Z)", strings.Join(f.time, "."), ts)
+			return nil, badf(ErrField, "time field %q: %q is not RFC 3339 (2006-01-02T15:04:05Z)", strings.Join(f.time, "."), ts)
 		}
 		rec.FetchTime = t
 	}
-	return nil
+	return v, nil
 }
 
 // get returns the value at path in v, or nil when path is empty, a member is missing or

@@ -161,7 +161,8 @@ type Stats struct {
 	Records int64 // records returned by Next (Copy: records read)
 	Bad     int64 // bad records, each passed to Options.OnError
 	Skipped int64 // WARC records that are not documents (see the package doc) and Dir files without a known extension
-	Kept    int64 // Copy only: records written
+	Kept    int64 // Copy only: records written to the output directory
+	Removed int64 // Copy only: records written to CopyOptions.Removed
 	Bytes   int64 // input bytes consumed so far, as stored (compressed)
 	Total   int64 // the sum of the inputs' file sizes, known when Open returns
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 )
 
-// The columns an annotated Parquet copy adds after the input's own, in this order.
-const (
-	annCluster = "dup_cluster" // optional int64: Annotation.Cluster, null without HasCluster
-	annKept    = "dup_kept"    // bool: Annotation.Kept
-	annMethod  = "dup_method"  // optional string: Annotation.Method, null when ""
-	annScore   = "dup_score"   // optional double: Annotation.Score, null when Method is ""
-)
-
 // pqCopyBatch is how many rows a parquetCopier decodes at a time.
 const pqCopyBatch = 64
 
@@ -55,15 +47,26 @@ func newParquetCopier(path string, out io.Writer, annotate bool) (*parquetCopier
 		var f *parquet.File
 		f, err = parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		if err == nil {
-			return newParquetWriter(fh, f, out, annotate), nil
+			var c *parquetCopier
+			if c, err = newParquetWriter(fh, f, out, annotate); err == nil {
+				return c, nil
+			}
 		}
 	}
 	fh.Close()
 	return nil, fmt.Errorf("corpus: copying %s: %w", path, err)
 }
 
-// newParquetWriter makes the copier of f, whose file fh closes.
-func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate bool) *parquetCopier {
+// newParquetWriter makes the copier of f, whose file fh closes. An annotated copy of a
+// file that has a top-level column of an annotation's name is an error.
+func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate bool) (*parquetCopier, error) {
+	if annotate {
+		for _, name := range annotationFields {
+			if f.Root().Column(name) != nil {
+				return nil, fmt.Errorf("it has a column %s already; an annotated copy adds it (drop the column, or copy without annotations)", name)
+			}
+		}
+	}
 	c := &parquetCopier{fh: fh, groups: f.RowGroups(), batch: make([]parquet.Row, 0, pqCopyBatch),
 		annotate: annotate, leaves: len(f.Schema().Columns())}
 	schema := f.Schema()
@@ -77,7 +80,7 @@ func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate boo
 			c.w.SetKeyValueMetadata(kv.Key, kv.Value)
 		}
 	}
-	return c
+	return c, nil
 }
 
 // annotatedRoot returns the input's root group with the annotation columns after its
@@ -96,10 +99,10 @@ func annotatedRoot(root *parquet.Column) parquet.Node {
 		name string
 		node parquet.Node
 	}{
-		{annCluster, parquet.Optional(parquet.Int(64))},
-		{annKept, parquet.Leaf(parquet.BooleanType)},
-		{annMethod, parquet.Optional(parquet.String())},
-		{annScore, parquet.Optional(parquet.Leaf(parquet.DoubleType))},
+		{FieldCluster, parquet.Optional(parquet.Int(64))},
+		{FieldKept, parquet.Leaf(parquet.BooleanType)},
+		{FieldMethod, parquet.Optional(parquet.String())},
+		{FieldScore, parquet.Optional(parquet.Leaf(parquet.DoubleType))},
 	} {
 		fields = append(fields, &addedField{Node: parquet.Compressed(f.node, codec), name: f.name})
 	}
@@ -133,16 +136,19 @@ func (c *parquetCopier) write(row int64, ann *Annotation) error {
 		return fmt.Errorf("row %d: %w", row+1, err)
 	}
 	if c.annotate {
-		r = appendAnnotation(r, ann, c.leaves)
+		if err := ann.check(); err != nil {
+			return err
+		}
+		r = appendAnnotationValues(r, ann, c.leaves)
 	}
 	c.written = true
 	_, err = c.w.WriteRows([]parquet.Row{r})
 	return err
 }
 
-// appendAnnotation appends the annotation columns' values to a row whose input has
-// leaves leaf columns.
-func appendAnnotation(r parquet.Row, a *Annotation, leaves int) parquet.Row {
+// appendAnnotationValues appends the annotation columns' values to a row whose input
+// has leaves leaf columns, null where appendAnnotation writes null.
+func appendAnnotationValues(r parquet.Row, a *Annotation, leaves int) parquet.Row {
 	optional := func(v parquet.Value, ok bool, col int) parquet.Value {
 		if !ok {
 			return parquet.NullValue().Level(0, 0, col)
@@ -153,7 +159,7 @@ func appendAnnotation(r parquet.Row, a *Annotation, leaves int) parquet.Row {
 		optional(parquet.Int64Value(a.Cluster), a.HasCluster, leaves),
 		parquet.BooleanValue(a.Kept).Level(0, 0, leaves+1),
 		optional(parquet.ByteArrayValue([]byte(a.Method)), a.Method != "", leaves+2),
-		optional(parquet.DoubleValue(a.Score), a.Method != "", leaves+3))
+		optional(parquet.DoubleValue(a.Score), a.Method != "" && a.Method != "exact", leaves+3))
 }
 
 // seek returns the row at index row, valid until the next call, skipping the rows

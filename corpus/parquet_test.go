@@ -360,3 +360,75 @@ func TestParquetMemory(t *testing.T) {
 	}
 	t.Logf("peak live heap %.1f MB", float64(peak)/(1<<20))
 }
+
+// TestParquetAnnotateRemoved: an annotated copy has every document's row with the four
+// annotation columns after the input's own, null where JSONL has null; with Removed, the
+// dropped rows go to their own Parquet file and the two halves are the input.
+func TestParquetAnnotateRemoved(t *testing.T) {
+	type annotated struct {
+		ID         string   `parquet:"id"`
+		DupCluster *int64   `parquet:"dup_cluster,optional"`
+		DupKept    bool     `parquet:"dup_kept"`
+		DupMethod  *string  `parquet:"dup_method,optional"`
+		DupScore   *float64 `parquet:"dup_score,optional"`
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "docs.parquet")
+	docs := pqDocs("d", 20)
+	writeParquet(t, in, &parquet.Zstd, 8, docs)
+	ann := func(id string) corpus.Annotation {
+		switch id {
+		case "d1":
+			return corpus.Annotation{Cluster: 4, HasCluster: true, Kept: true}
+		case "d2":
+			return corpus.Annotation{Cluster: 4, HasCluster: true, Method: "minhash", Score: 0.75}
+		case "d4":
+			return corpus.Annotation{Cluster: 4, HasCluster: true, Method: "exact"}
+		}
+		return corpus.Annotation{Kept: true}
+	}
+	out := filepath.Join(dir, "annotated")
+	stats, err := corpus.Copy([]string{in}, corpus.Options{}, out, corpus.CopyOptions{Annotate: ann})
+	if err != nil || stats.Kept != 17 {
+		t.Fatalf("Copy: %v, %+v", err, stats)
+	}
+	path := filepath.Join(out, "docs.parquet")
+	got := readParquet[annotated](t, path)
+	i64, str, f64 := func(v int64) *int64 { return &v }, func(v string) *string { return &v }, func(v float64) *float64 { return &v }
+	want := map[string]annotated{
+		"d0": {ID: "d0", DupKept: true},
+		"d1": {ID: "d1", DupCluster: i64(4), DupKept: true},
+		"d2": {ID: "d2", DupCluster: i64(4), DupMethod: str("minhash"), DupScore: f64(0.75)},
+		"d4": {ID: "d4", DupCluster: i64(4), DupMethod: str("exact")},
+	}
+	if len(got) != 17 {
+		t.Fatalf("%d rows, want 17", len(got))
+	}
+	for _, g := range got[:4] {
+		if w, ok := want[g.ID]; ok && !reflect.DeepEqual(g, w) {
+			t.Errorf("row %+v, want %+v", g, w)
+		}
+	}
+	if rows := readParquet[pqDoc](t, path); !reflect.DeepEqual(rows[2], docs[2]) {
+		t.Errorf("the input's columns changed: %+v, want %+v", rows[2], docs[2])
+	}
+	cols := openParquetFile(t, path).Schema().Columns()
+	if names := fmt.Sprint(cols[len(cols)-5:]); names != "[[tags list element] [dup_cluster] [dup_kept] [dup_method] [dup_score]]" {
+		t.Errorf("columns end with %s", names)
+	}
+	if _, err := corpus.Copy([]string{path}, corpus.Options{}, filepath.Join(dir, "twice"), corpus.CopyOptions{Annotate: ann}); err == nil || !strings.Contains(err.Error(), "column dup_cluster already") {
+		t.Errorf("annotating an annotated file: %v", err)
+	}
+
+	kept, removed := filepath.Join(dir, "kept"), filepath.Join(dir, "removed")
+	if _, err := corpus.Copy([]string{in}, corpus.Options{}, kept, corpus.CopyOptions{Keep: func(id string) bool { return id != "d2" && id != "d9" }, Removed: removed}); err != nil {
+		t.Fatal(err)
+	}
+	gone := readParquet[pqDoc](t, filepath.Join(removed, "docs.parquet"))
+	if len(gone) != 2 || gone[0].ID != "d2" || !reflect.DeepEqual(gone[1], docs[9]) {
+		t.Errorf("removed rows %+v", gone)
+	}
+	if n := len(readParquet[pqDoc](t, filepath.Join(kept, "docs.parquet"))); n != 15 {
+		t.Errorf("%d kept rows, want 15", n)
+	}
+}

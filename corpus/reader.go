@@ -70,8 +70,8 @@ type Reader struct {
 	// started, when set, is called with each input's source as it is opened (Copy).
 	started func(in input, src source) error
 
-	records, bad, skipped, kept, bytes atomic.Int64
-	total                              int64
+	records, bad, skipped, kept, removed, bytes atomic.Int64
+	total                                       int64
 }
 
 // Open checks the inputs, tells their formats (see Format) and lists the directories'
@@ -305,7 +305,7 @@ func (r *Reader) Close() error {
 func (r *Reader) Stats() Stats {
 	return Stats{
 		Records: r.records.Load(), Bad: r.bad.Load(), Skipped: r.skipped.Load(),
-		Kept: r.kept.Load(), Bytes: r.bytes.Load(), Total: r.total,
+		Kept: r.kept.Load(), Removed: r.removed.Load(), Bytes: r.bytes.Load(), Total: r.total,
 	}
 }
 

@@ -1,13 +1,18 @@
 package dedup
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/evaldata"
 )
 
@@ -82,6 +87,48 @@ func BenchmarkRun(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(res.Summary().Dropped), "dropped")
+			}
+		})
+	}
+}
+
+// BenchmarkAnnotate is the whole batch run as neardup dedup makes it, from reading a
+// JSONL file of benchDocs to the output directory written (lists, corpus/, report), by
+// the default method, plain and with DirOptions.Annotate, side by side on the same file:
+// annotate mode writes every record with its fields instead of the kept ones.
+func BenchmarkAnnotate(b *testing.B) {
+	docs := benchDocs(b)
+	dir := b.TempDir()
+	input := filepath.Join(dir, "in.jsonl")
+	var buf bytes.Buffer
+	for _, d := range docs {
+		line, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		buf.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(input, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, annotate := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "annotate"}[annotate], func(b *testing.B) {
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				r, err := corpus.Open([]string{input}, corpus.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := Run(func() (neardup.Document, error) {
+					rec, err := r.Next()
+					return neardup.Document{ID: rec.ID, Text: rec.Text}, err
+				}, Options{}, nil)
+				r.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				sum, err := WriteDir(filepath.Join(dir, "out"), res, DirOptions{Force: true, Inputs: []string{input}, Annotate: annotate})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(sum.CorpusKept), "written")
 			}
 		})
 	}

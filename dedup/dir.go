@@ -55,8 +55,8 @@ type badLine struct {
 // zero value writes the lists, an empty bad.jsonl, the summary and a report without
 // texts: the corpus copy and the report's texts need the inputs.
 type DirOptions struct {
-	// Force, for WriteDir, replaces a directory that is not empty (CreateDir takes it as
-	// an argument).
+	// Force, for WriteDir and for Removed, replaces a directory that is not empty
+	// (CreateDir takes it as an argument).
 	Force bool
 	// Inputs are the corpus files and directories the Result was read from, read with
 	// Corpus (its OnError is not called): they are read again, side by side, for the
@@ -72,6 +72,16 @@ type DirOptions struct {
 	InputNames []string
 	// NoCorpus skips corpus/.
 	NoCorpus bool
+	// Annotate makes corpus/ hold every record of the inputs, each annotated with what
+	// the run decided about it (Result.Annotation; see corpus.Copy for where the fields
+	// go), rather than the kept records only. Not with NoCorpus or Removed.
+	Annotate bool
+	// Removed, when not "", is a directory that receives the records the run drops, in
+	// the layout and formats of corpus/, so that nothing is lost without a trace. It is
+	// checked as CheckDir does (Force replaces it), written beside itself and renamed
+	// into place like the output directory, just after it. It may not be inside the
+	// output directory nor hold it. Not with NoCorpus or Annotate.
+	Removed string
 	// Title heads the report; "" means "dedup: " and the input names.
 	Title string
 	// Progress, when set, is called as each stage starts (StageWriteLists,
@@ -83,14 +93,16 @@ type DirOptions struct {
 // parameters, in what time and memory, and which files it wrote.
 type DirSummary struct {
 	Summary
-	BadRecords  int64            `json:"bad_records"` // records of the inputs skipped as bad
-	InputBytes  int64            `json:"input_bytes"`
-	Parameters  map[string]any   `json:"parameters"`
-	Timings     []map[string]any `json:"timings"` // {"stage": name, "seconds": wall time}
-	PeakRSS     uint64           `json:"peak_rss_bytes"`
-	CorpusKept  int64            `json:"corpus_records_written,omitempty"`
-	Inputs      []string         `json:"inputs"`
-	OutputFiles []string         `json:"outputs"`
+	BadRecords int64            `json:"bad_records"` // records of the inputs skipped as bad
+	InputBytes int64            `json:"input_bytes"`
+	Parameters map[string]any   `json:"parameters"`
+	Timings    []map[string]any `json:"timings"` // {"stage": name, "seconds": wall time}
+	PeakRSS    uint64           `json:"peak_rss_bytes"`
+	CorpusKept int64            `json:"corpus_records_written,omitempty"`
+	// CorpusRemoved counts the records written to DirOptions.Removed.
+	CorpusRemoved int64    `json:"corpus_records_removed,omitempty"`
+	Inputs        []string `json:"inputs"`
+	OutputFiles   []string `json:"outputs"`
 }
 
 // Dir is an output directory being written. Every file goes into a hidden temporary
@@ -115,6 +127,21 @@ type Dir struct {
 // parents). The errors wrap ErrNotDir or ErrDirNotEmpty when path is not fit. Call
 // Abandon when the run does not reach Write.
 func CreateDir(path string, force bool) (*Dir, error) {
+	d, err := stage(path, force)
+	if err != nil {
+		return nil, err
+	}
+	if d.badFile, err = os.Create(filepath.Join(d.tmp, FileBad)); err != nil {
+		d.Abandon()
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
+	d.badLog = bufio.NewWriter(d.badFile)
+	return d, nil
+}
+
+// stage checks path and makes the temporary directory beside it that is renamed to path
+// at the end.
+func stage(path string, force bool) (*Dir, error) {
 	d := &Dir{dir: filepath.Clean(path)}
 	replace, err := checkOut(d.dir, force)
 	if err != nil {
@@ -134,11 +161,6 @@ func CreateDir(path string, force bool) (*Dir, error) {
 		d.Abandon()
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	if d.badFile, err = os.Create(filepath.Join(tmp, FileBad)); err != nil {
-		d.Abandon()
-		return nil, fmt.Errorf("dedup: %w", err)
-	}
-	d.badLog = bufio.NewWriter(d.badFile)
 	return d, nil
 }
 

@@ -47,6 +47,9 @@
 // report.html, a self-contained page with the clusters' texts side by side. The files
 // go into a hidden directory beside the target and are renamed into place at the end,
 // so the target never mixes two runs and a failed run leaves nothing.
+// DirOptions.Annotate writes every record into corpus/ with its cluster, keep decision
+// and score against the representative (Result.Annotation) rather than the kept records
+// only; DirOptions.Removed writes the dropped records into a directory of their own.
 //
 // # Caveats
 //

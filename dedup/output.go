@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
 )
 
 // WriteClusters writes one JSON object per cluster, in cluster order:
@@ -46,16 +49,54 @@ func (r *Result) WriteClusters(w io.Writer) error {
 
 // appendScore appends the score fields of member m against representative rep.
 func (r *Result) appendScore(b []byte, rep, m int) []byte {
+	method, score := r.memberScore(rep, m)
+	switch method {
+	case Exact:
+		return append(b, `,"exact":true`...)
+	case MinHash:
+		b = append(b, `,"similarity":`...)
+		return strconv.AppendFloat(b, score, 'f', 4, 64)
+	}
+	b = append(b, `,"distance":`...)
+	return strconv.AppendInt(b, int64(score), 10)
+}
+
+// memberScore is how member m compares with representative rep, as clusters.jsonl and
+// the annotations give it: Exact (score 0) when their normalized main texts are equal,
+// otherwise the measure of the run's method, MinHash similarity or SimHash distance.
+func (r *Result) memberScore(rep, m int) (neardup.Near, float64) {
 	s := r.Score(rep, m)
 	switch {
 	case s.Exact:
-		return append(b, `,"exact":true`...)
+		return Exact, 0
 	case nearOf(r.Options.Near) == MinHash:
-		b = append(b, `,"similarity":`...)
-		return strconv.AppendFloat(b, s.Similarity, 'f', 4, 64)
+		return MinHash, s.Similarity
 	}
-	b = append(b, `,"distance":`...)
-	return strconv.AppendInt(b, int64(s.Distance), 10)
+	return SimHash, float64(s.Distance)
+}
+
+// Annotation returns what the run decided about document i, as corpus.Copy writes it in
+// annotate mode: its cluster (the id clusters.jsonl gives), whether it is kept, and, for
+// a dropped document, how it compares with its representative, the similarity rounded as
+// clusters.jsonl writes it. It computes a Score for a dropped document only.
+func (r *Result) Annotation(i int) corpus.Annotation {
+	d := &r.Docs[i]
+	a := corpus.Annotation{Kept: d.Kept}
+	if d.Cluster < 0 {
+		return a
+	}
+	c := &r.Clusters[d.Cluster]
+	a.Cluster, a.HasCluster = int64(c.ID), true
+	if d.Kept {
+		return a
+	}
+	method, score := r.memberScore(c.Representative, i)
+	a.Method = method.String()
+	if method == MinHash { // the four decimals of clusters.jsonl, so that the two agree
+		score, _ = strconv.ParseFloat(strconv.FormatFloat(score, 'f', 4, 64), 64)
+	}
+	a.Score = score
+	return a
 }
 
 // WritePairs writes one JSON object per verified pair, sorted by the documents' input

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/corpus"
@@ -23,7 +24,8 @@ import (
 //	keep.txt        Result.WriteIDs(w, true)
 //	drop.txt        Result.WriteIDs(w, false)
 //	bad.jsonl       every BadRecord given to Bad
-//	corpus/         the kept records of opt.Inputs in their own formats (corpus.Copy)
+//	corpus/         the kept records of opt.Inputs in their own formats (corpus.Copy),
+//	                or with opt.Annotate every record, annotated
 //	report.html     plots, the largest and the borderline clusters side by side with
 //	                their word differences, mirrors, parameters
 //	summary.json    DirSummary
@@ -32,10 +34,21 @@ import (
 // inputs only. Write reads opt.Inputs twice more, side by side: for the corpus copy and
 // for the texts of the documents the report shows; it holds the ids of the dropped
 // documents and those texts in memory. It returns the summary it wrote. A Dir is
-// written once.
+// written once. With opt.Removed, the dropped records go to that directory, renamed into
+// place just after this one.
 func (d *Dir) Write(res *Result, opt DirOptions) (*DirSummary, error) {
 	if d.done {
 		return nil, errors.New("dedup: the directory was written already; create another")
+	}
+	if opt.Annotate && (opt.NoCorpus || len(opt.Inputs) == 0) {
+		return nil, fmt.Errorf("%w: DirOptions.Annotate writes corpus/: it needs Inputs, and not NoCorpus", ErrOptions)
+	}
+	removed, err := d.stageRemoved(&opt)
+	if err != nil {
+		return nil, err
+	}
+	if removed != nil {
+		defer removed.Abandon()
 	}
 	sum := &DirSummary{Summary: res.Summary(), Inputs: opt.inputNames(), Parameters: parameters(res.Options, opt.Corpus)}
 	timings := slices.Clone(res.Timings)
@@ -50,7 +63,7 @@ func (d *Dir) Write(res *Result, opt DirOptions) (*DirSummary, error) {
 	opt.stage(StageCopyCorpus)
 	start = time.Now()
 	largest, borderline := pickClusters(res)
-	texts, err := d.copyAndRead(res, &opt, sum, largest, borderline)
+	texts, err := d.copyAndRead(res, &opt, sum, largest, borderline, removed)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +94,50 @@ func (d *Dir) Write(res *Result, opt DirOptions) (*DirSummary, error) {
 	if err := writeFile(filepath.Join(d.tmp, FileSummary), sum.write); err != nil {
 		return nil, err
 	}
-	return sum, d.publish()
+	if err := d.publish(); err != nil {
+		return nil, err
+	}
+	if removed != nil {
+		return sum, removed.publish()
+	}
+	return sum, nil
+}
+
+// stageRemoved checks opt.Removed and makes its temporary directory; nil without it.
+func (d *Dir) stageRemoved(opt *DirOptions) (*Dir, error) {
+	if opt.Removed == "" {
+		return nil, nil
+	}
+	if opt.NoCorpus || opt.Annotate || len(opt.Inputs) == 0 {
+		return nil, fmt.Errorf("%w: DirOptions.Removed needs Inputs, and neither NoCorpus nor Annotate", ErrOptions)
+	}
+	if err := d.CheckRemoved(opt.Removed, opt.Force); err != nil {
+		return nil, err
+	}
+	return stage(opt.Removed, opt.Force)
+}
+
+// CheckRemoved reports whether path can be the DirOptions.Removed of d's Write, as Write
+// checks it: absent, an empty directory, or with force any directory (the errors wrap
+// ErrNotDir or ErrDirNotEmpty), and neither inside d's directory nor holding it. It
+// creates nothing, so that a caller can check before a long run.
+func (d *Dir) CheckRemoved(path string, force bool) error {
+	out, err1 := filepath.Abs(d.dir)
+	rm, err2 := filepath.Abs(path)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	if within(rm, out) || within(out, rm) {
+		return fmt.Errorf("%w: the removed records' directory %s and the output directory %s may not hold one another; give them separate places", ErrOptions, path, d.dir)
+	}
+	_, err := checkOut(filepath.Clean(path), force)
+	return err
+}
+
+// within reports whether path is dir or inside it; both are absolute and clean.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // writeLists writes the four lists and returns the names of the files written so far.
@@ -98,10 +154,10 @@ func (d *Dir) writeLists(res *Result) ([]string, error) {
 	return append(outputs, FileBad), nil
 }
 
-// copyAndRead writes corpus/ (unless opt.NoCorpus) while it reads the texts of the
-// documents the report shows, both from opt.Inputs, and notes the input bytes and the
-// records copied in sum.
-func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest, borderline [][]int) (map[string]string, error) {
+// copyAndRead writes corpus/ (unless opt.NoCorpus), and the removed records into
+// removed when it is not nil, while it reads the texts of the documents the report
+// shows, all from opt.Inputs, and notes the input bytes and the records copied in sum.
+func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest, borderline [][]int, removed *Dir) (map[string]string, error) {
 	if len(opt.Inputs) == 0 {
 		return nil, nil
 	}
@@ -125,15 +181,9 @@ func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest
 	}()
 	var copyErr error
 	if !opt.NoCorpus {
-		dropped := map[string]bool{} // usually far fewer than the kept
-		for _, doc := range res.Docs {
-			if !doc.Kept {
-				dropped[doc.ID] = true
-			}
-		}
 		var cst corpus.Stats
-		cst, copyErr = corpus.Copy(opt.Inputs, copt, filepath.Join(d.tmp, DirCorpus), corpus.CopyOptions{Keep: func(id string) bool { return !dropped[opt.name(id)] }})
-		sum.CorpusKept = cst.Kept
+		cst, copyErr = corpus.Copy(opt.Inputs, copt, filepath.Join(d.tmp, DirCorpus), copyOptions(res, opt, removed))
+		sum.CorpusKept, sum.CorpusRemoved = cst.Kept, cst.Removed
 	}
 	tr := <-textsDone
 	if copyErr != nil {
@@ -144,6 +194,51 @@ func (d *Dir) copyAndRead(res *Result, opt *DirOptions, sum *DirSummary, largest
 	}
 	sum.InputBytes = tr.total
 	return tr.texts, nil
+}
+
+// copyOptions says what corpus/ (and removed, when not nil) receive.
+func copyOptions(res *Result, opt *DirOptions, removed *Dir) corpus.CopyOptions {
+	if opt.Annotate {
+		return corpus.CopyOptions{Annotate: annotator(res, opt.name)}
+	}
+	dropped := map[string]bool{} // usually far fewer than the kept
+	for _, doc := range res.Docs {
+		if !doc.Kept {
+			dropped[doc.ID] = true
+		}
+	}
+	c := corpus.CopyOptions{Keep: func(id string) bool { return !dropped[opt.name(id)] }}
+	if removed != nil {
+		c.Removed = removed.tmp
+	}
+	return c
+}
+
+// annotator returns the corpus.CopyOptions.Annotate of res's documents, named by name
+// from the ids the copy reads. Copy asks in input order, the order of res.Docs, so a
+// cursor finds each document without a map of every id; an id out of step (a record
+// Run skipped, which is kept and in no cluster, as the plain copy keeps it) falls back
+// to a map of the ids, built the first time.
+func annotator(res *Result, name func(string) string) func(string) corpus.Annotation {
+	next := 0
+	var index map[string]int
+	return func(id string) corpus.Annotation {
+		id = name(id)
+		i, ok := next, next < len(res.Docs) && res.Docs[next].ID == id
+		if !ok {
+			if index == nil {
+				index = make(map[string]int, len(res.Docs))
+				for j := range res.Docs {
+					index[res.Docs[j].ID] = j
+				}
+			}
+			if i, ok = index[id]; !ok {
+				return corpus.Annotation{Kept: true}
+			}
+		}
+		next = i + 1
+		return res.Annotation(i)
+	}
 }
 
 // closeBad flushes and closes bad.jsonl.

@@ -38,7 +38,10 @@ into --out, a new or empty directory (--force replaces one that is not):
   drop.txt        the ids of the documents dropped
   corpus/         the deduplicated corpus in the inputs' own formats: the kept JSONL lines,
                   Parquet rows (same schema and codecs), WARC records and files unchanged
-                  and in order (a second pass)
+                  and in order (a second pass); with --annotate, every record, JSONL lines
+                  with the fields dup_cluster, dup_kept, dup_method and dup_score added,
+                  Parquet rows with those columns added, WARC files and directories with
+                  a sidecar BASE.annotations.jsonl holding them
   bad.jsonl       every bad record skipped: its source (file and line or offset), its id
                   if it was read, and why
   summary.json    counts, parameters, timings per stage and peak memory
@@ -74,6 +77,10 @@ bad.jsonl with its file and line or offset (the first ten on standard error too)
 skipped (--on-error skip, the default; summary.json counts them), or ends the run
 (--on-error fail, exit code 1).
 
+--removed DIR writes the dropped records into DIR (new or empty, or replaced with
+--force; not inside --out), in the layout and formats of corpus/, so that corpus/ and DIR
+together hold every record of the inputs.
+
 The results are written into a hidden directory beside --out and renamed into place at
 the end, so --out never mixes two runs and a failed run leaves no partial output. A run
 that reads no document (empty inputs, or every record bad) writes nothing and exits 1,
@@ -103,6 +110,8 @@ type dedupCmd struct {
 	maxRecordBytes                          int
 	threads                                 int
 	noCorpus, force, containment            bool
+	annotate                                bool
+	removed                                 string
 	text                                    textFlags
 	output                                  outputFlags
 }
@@ -129,6 +138,8 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.threads, "threads", 0, "fingerprint on `N` goroutines; 0 means one per CPU (default 0)")
 	c.output.define(fs)
 	fs.BoolVar(&c.noCorpus, "no-corpus", false, "do not write the deduplicated corpus, only the lists and the report (default false)")
+	fs.BoolVar(&c.annotate, "annotate", false, "write every record into corpus/, annotated with its cluster, whether it is\nkept, and its method and score against the representative, instead of\ndropping (default false)")
+	fs.StringVar(&c.removed, "removed", "", "write the dropped records into `DIR`, in corpus/'s layout and formats (default \"\": nowhere)")
 }
 
 // keepPolicy reads --keep.
@@ -161,6 +172,18 @@ func (c *dedupCmd) run(e *env, args []string) error {
 		return err
 	}
 	defer out.Abandon() // unless written
+	if c.removed != "" {
+		switch err := out.CheckRemoved(c.removed, c.force); {
+		case errors.Is(err, dedup.ErrNotDir):
+			return usagef("--removed %s is a file, not a directory; give a new or empty directory", filepath.Clean(c.removed))
+		case errors.Is(err, dedup.ErrDirNotEmpty):
+			return usagef("--removed %s is not empty: give a new or empty directory, or --force to replace it", filepath.Clean(c.removed))
+		case errors.Is(err, dedup.ErrOptions):
+			return usagef("--removed %s and --out %s may not hold one another: give them separate places", filepath.Clean(c.removed), filepath.Clean(c.out))
+		case err != nil:
+			return err
+		}
+	}
 	inputs, names, err := spoolStdin(e, args, out.Path())
 	if err != nil {
 		return err
@@ -181,6 +204,7 @@ func (c *dedupCmd) run(e *env, args []string) error {
 	}
 	sum, err := out.Write(res, dedup.DirOptions{
 		Inputs: inputs, Corpus: copt, Names: names.of, InputNames: args, NoCorpus: c.noCorpus,
+		Annotate: c.annotate, Removed: c.removed, Force: c.force,
 		Title:    "neardup dedup: " + strings.Join(args, " "),
 		Progress: func(stage string) { progress.stage(progressStage{name: stage}) },
 	})
@@ -217,6 +241,10 @@ func (c *dedupCmd) options(args []string) (dedup.Options, corpus.Options, error)
 		return fail(usagef("--max-record-bytes %d: use 1 or more", c.maxRecordBytes))
 	case c.threads < 0:
 		return fail(usagef("--threads %d: use 0 (one per CPU) or more", c.threads))
+	case c.noCorpus && (c.annotate || c.removed != ""):
+		return fail(usagef("--no-corpus writes no corpus to annotate or to split: drop --annotate and --removed, or --no-corpus"))
+	case c.annotate && c.removed != "":
+		return fail(usagef("--annotate writes every record into corpus/, so --removed would have none: give one of them"))
 	}
 	if err := c.text.check(); err != nil {
 		return fail(err)
