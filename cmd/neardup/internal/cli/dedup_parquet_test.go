@@ -76,7 +76,8 @@ func TestDedupParquetNode(t *testing.T) {
 	if err := os.Remove(filepath.Join(in, "whole.tmp")); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := run(t, "", "dedup", "--out", out, "--url-field", "meta.url", in)
+	removed := filepath.Join(dir, "removed")
+	_, stderr, code := run(t, "", "dedup", "--out", out, "--removed", removed, "--url-field", "meta.url", in)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -98,14 +99,27 @@ func TestDedupParquetNode(t *testing.T) {
 	for _, s := range shards {
 		paths = append(paths, filepath.Join(in, s), filepath.Join(out, "corpus", s))
 	}
+	annotated := filepath.Join(dir, "annotated")
+	if _, stderr, code := run(t, "", "dedup", "--out", annotated, "--annotate", "--url-field", "meta.url", in); code != ExitOK {
+		t.Fatalf("--annotate: exit %d: %s", code, stderr)
+	}
+	for _, s := range shards {
+		paths = append(paths, filepath.Join(removed, s), filepath.Join(annotated, "corpus", s))
+	}
 	files := nodeRead(t, node, paths...)
 	for _, s := range shards {
 		src, cp := files[filepath.Join(in, s)], files[filepath.Join(out, "corpus", s)]
-		var want []map[string]any
+		var want, gone []map[string]any
 		for _, row := range src.Rows {
 			if keep[row["id"].(string)] {
 				want = append(want, row)
+			} else if row["text"] != nil && s != "shard-8-wrong-type.parquet" {
+				gone = append(gone, row)
 			}
+		}
+		checkAnnotated(t, s, src, files[filepath.Join(annotated, "corpus", s)], keep)
+		if rm := files[filepath.Join(removed, s)]; len(rm.Rows)+len(gone) > 0 && !reflect.DeepEqual(rm.Rows, gone) {
+			t.Errorf("%s: the removed copy's rows %v, want %v", s, rm.Rows, gone)
 		}
 		if len(want) == 0 {
 			src.Codecs = nil // no row group, no column chunk with a codec
@@ -124,6 +138,39 @@ func TestDedupParquetNode(t *testing.T) {
 		_, stderr, code = run(t, "", "dedup", "--out", filepath.Join(dir, "fail-"+s), "--on-error", "fail", filepath.Join(in, s))
 		if code == ExitOK || !strings.Contains(stderr, s+":1") {
 			t.Errorf("%s with --on-error fail: exit %d: %s", s, code, stderr)
+		}
+	}
+}
+
+// checkAnnotated checks the annotated copy of a shard as hyparquet reads it: the input's
+// schema with the four annotation columns after it, every document's row with its values
+// unchanged, dup_kept true for the kept ones.
+func checkAnnotated(t *testing.T, name string, src, ann nodeFile, keep map[string]bool) {
+	t.Helper()
+	n := len(ann.Schema)
+	if n != len(src.Schema)+4 || !reflect.DeepEqual(ann.Schema[1:n-4], src.Schema[1:]) {
+		t.Errorf("%s: annotated schema %v", name, ann.Schema)
+		return
+	}
+	var docs []map[string]any
+	for _, row := range src.Rows {
+		if row["text"] != nil && name != "shard-8-wrong-type.parquet" {
+			docs = append(docs, row)
+		}
+	}
+	if len(ann.Rows) != len(docs) {
+		t.Errorf("%s: %d annotated rows, want %d", name, len(ann.Rows), len(docs))
+		return
+	}
+	for i, row := range ann.Rows {
+		if row["dup_kept"] != keep[docs[i]["id"].(string)] {
+			t.Errorf("%s: row %v: dup_kept is not %v", name, row, keep[docs[i]["id"].(string)])
+		}
+		for _, f := range []string{"dup_cluster", "dup_kept", "dup_method", "dup_score"} {
+			delete(row, f)
+		}
+		if !reflect.DeepEqual(row, docs[i]) {
+			t.Errorf("%s: annotated row %v, want %v", name, row, docs[i])
 		}
 	}
 }
