@@ -2,12 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // parquetNode is the directory of the Node scripts that write and read Parquet with
@@ -59,8 +63,9 @@ func nodeRead(t *testing.T, node string, paths ...string) map[string]nodeFile {
 // snappy, gzip and uncompressed, with a nested group, nulls and duplicates across
 // shards, a shard with an integer text column and a truncated shard. The two bad shards
 // are reported and skipped; hyparquet reads each copy back with its input's schema,
-// codecs and metadata and exactly the kept rows' values, in order. zstd is not among
-// the codecs: Debian's Node has no zstd compressor (the Go tests cover it).
+// codecs and metadata and exactly the kept rows' values, in order. Debian's Node has no
+// zstd compressor, so the zstd shard is written by parquet-go; hyparquet still reads it
+// and its copies.
 func TestDedupParquetNode(t *testing.T) {
 	node := nodeParquet(t)
 	dir := t.TempDir()
@@ -76,6 +81,7 @@ func TestDedupParquetNode(t *testing.T) {
 	if err := os.Remove(filepath.Join(in, "whole.tmp")); err != nil {
 		t.Fatal(err)
 	}
+	writeZstdShard(t, filepath.Join(in, "shard-3-zstd.parquet"))
 	removed := filepath.Join(dir, "removed")
 	_, stderr, code := run(t, "", "dedup", "--out", out, "--removed", removed, "--url-field", "meta.url", in)
 	if code != ExitOK {
@@ -94,7 +100,7 @@ func TestDedupParquetNode(t *testing.T) {
 	if drop := strings.Fields(readOut(t, out, "drop.txt")); len(drop) < 20 || len(keep) < 60 {
 		t.Fatalf("%d kept, %d dropped: the shards' duplicates were not all found", len(keep), len(drop))
 	}
-	shards := []string{"shard-0-snappy.parquet", "shard-1-gzip.parquet", "shard-2-uncompressed.parquet", "shard-8-wrong-type.parquet"}
+	shards := []string{"shard-0-snappy.parquet", "shard-1-gzip.parquet", "shard-2-uncompressed.parquet", "shard-3-zstd.parquet", "shard-8-wrong-type.parquet"}
 	var paths []string
 	for _, s := range shards {
 		paths = append(paths, filepath.Join(in, s), filepath.Join(out, "corpus", s))
@@ -172,5 +178,31 @@ func checkAnnotated(t *testing.T, name string, src, ann nodeFile, keep map[strin
 		if !reflect.DeepEqual(row, docs[i]) {
 			t.Errorf("%s: annotated row %v, want %v", name, row, docs[i])
 		}
+	}
+}
+
+// writeZstdShard writes a shard with zstd pages, which hyparquet-writer cannot make
+// here, with parquet-go: ten documents, two of them copies of others.
+func writeZstdShard(t *testing.T, path string) {
+	type row struct {
+		ID   string `parquet:"id"`
+		Text string `parquet:"text,optional"`
+		Tag  *int32 `parquet:"tag,optional"`
+	}
+	var rows []row
+	for i := range 10 {
+		tag := int32(i)
+		rows = append(rows, row{ID: fmt.Sprint("z", i), Text: fmt.Sprintf("zstd shard document %d %s", i%8, strings.Repeat("lorem ipsum dolor ", 3+i%8)), Tag: &tag})
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[row](f, parquet.Compression(&parquet.Zstd))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(w.Close(), f.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
