@@ -70,18 +70,7 @@ func TestDedupParquetNode(t *testing.T) {
 	node := nodeParquet(t)
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.Mkdir(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := exec.Command(node, filepath.Join(parquetNode, "write.mjs"), in)
-	write.Stderr = os.Stderr
-	if err := write.Run(); err != nil {
-		t.Fatalf("node write.mjs: %v", err)
-	}
-	if err := os.Remove(filepath.Join(in, "whole.tmp")); err != nil {
-		t.Fatal(err)
-	}
-	writeZstdShard(t, filepath.Join(in, "shard-3-zstd.parquet"))
+	nodeShards(t, node, in)
 	removed := filepath.Join(dir, "removed")
 	_, stderr, code := run(t, "", "dedup", "--out", out, "--removed", removed, "--url-field", "meta.url", in)
 	if code != ExitOK {
@@ -179,6 +168,24 @@ func checkAnnotated(t *testing.T, name string, src, ann nodeFile, keep map[strin
 			t.Errorf("%s: annotated row %v, want %v", name, row, docs[i])
 		}
 	}
+}
+
+// nodeShards writes the test's shards into a new directory in: write.mjs's and a zstd
+// one.
+func nodeShards(t *testing.T, node, in string) {
+	t.Helper()
+	if err := os.Mkdir(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := exec.Command(node, filepath.Join(parquetNode, "write.mjs"), in)
+	write.Stderr = os.Stderr
+	if err := write.Run(); err != nil {
+		t.Fatalf("node write.mjs: %v", err)
+	}
+	if err := os.Remove(filepath.Join(in, "whole.tmp")); err != nil {
+		t.Fatal(err)
+	}
+	writeZstdShard(t, filepath.Join(in, "shard-3-zstd.parquet"))
 }
 
 // writeZstdShard writes a shard with zstd pages, which hyparquet-writer cannot make
