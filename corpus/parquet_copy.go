@@ -29,7 +29,7 @@ type parquetCopier struct {
 	end      int64        // the index after the current row group's last row
 	batch    []parquet.Row
 	bi       int // the next row of batch
-	w        *parquet.Writer
+	w        *parquet.GenericWriter[any]
 	written  bool // rows were written since the last flush
 	annotate bool
 	leaves   int // the input's leaf columns: the annotation's are after them
@@ -73,7 +73,7 @@ func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate boo
 	if annotate {
 		schema = parquet.NewSchema(schema.Name(), annotatedRoot(f.Root()))
 	}
-	c.w = parquet.NewWriter(out, schema)
+	c.w = parquet.NewGenericWriter[any](out, schema)
 	for _, kv := range f.Metadata().KeyValueMetadata {
 		// Arrow's copy of the schema would hide the added columns from Arrow readers.
 		if !annotate || kv.Key != "ARROW:schema" {
