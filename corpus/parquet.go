@@ -365,20 +365,35 @@ func (s *parquetSource) checkPages(meta *format.ColumnMetaData) error {
 	}
 	limit := int64(s.max)*2 + 8<<20
 	var proto thrift.CompactProtocol
+	// Past the chunk's last value, a header that does not decode or a page that runs
+	// past the end is not an error: some writers leave the dictionary page's offset
+	// unset and count it in the size, so that the end falls inside the next chunk.
+	var seen int64
+	done := func() bool { return meta.NumValues > 0 && seen >= meta.NumValues }
 	for off := start; off < end; {
 		var h format.PageHeader
 		n, err := s.pageHeader(&proto, off, end, &h)
 		if err != nil {
+			if done() {
+				return nil
+			}
 			return err
 		}
 		values := max(h.DataPageHeader.V.NumValues, h.DataPageHeaderV2.V.NumValues, h.DictionaryPageHeader.V.NumValues)
 		switch {
+		case int64(h.UncompressedPageSize) > limit || int64(h.CompressedPageSize) > limit || int64(values) > limit:
+			return fmt.Errorf("%w: a page of %d bytes (%d compressed) and %d values, more than %d; raise MaxRecordBytes to read it",
+				ErrTooLarge, h.UncompressedPageSize, h.CompressedPageSize, values, limit)
 		case h.CompressedPageSize < 0 || off+n+int64(h.CompressedPageSize) > end:
+			if done() {
+				return nil
+			}
 			return fmt.Errorf("a page of %d bytes at %d runs past its column chunk", h.CompressedPageSize, off)
-		case int64(h.UncompressedPageSize) > limit || int64(values) > limit:
-			return fmt.Errorf("%w: a page of %d bytes and %d values once decompressed, more than %d; raise MaxRecordBytes to read it", ErrTooLarge, h.UncompressedPageSize, values, limit)
 		}
 		off += n + int64(h.CompressedPageSize)
+		if !h.DictionaryPageHeader.Valid {
+			seen += int64(values)
+		}
 	}
 	return nil
 }
