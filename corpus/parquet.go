@@ -372,7 +372,7 @@ func (s *parquetSource) checkPages(meta *format.ColumnMetaData) error {
 	done := func() bool { return meta.NumValues > 0 && seen >= meta.NumValues }
 	for off := start; off < end; {
 		var h format.PageHeader
-		n, err := s.pageHeader(&proto, off, end, &h)
+		n, err := s.pageHeader(&proto, off, end, limit, &h)
 		if err != nil {
 			if done() {
 				return nil
@@ -398,9 +398,10 @@ func (s *parquetSource) checkPages(meta *format.ColumnMetaData) error {
 	return nil
 }
 
-// pageHeader decodes the page header at off, reading a few KiB at a time up to end, and
-// returns its length.
-func (s *parquetSource) pageHeader(proto *thrift.CompactProtocol, off, end int64, h *format.PageHeader) (int64, error) {
+// pageHeader decodes the page header at off, reading a few KiB, then more, up to end or
+// limit bytes (a header holds the page's statistics: its smallest and largest values),
+// and returns its length.
+func (s *parquetSource) pageHeader(proto *thrift.CompactProtocol, off, end, limit int64, h *format.PageHeader) (int64, error) {
 	for size := int64(4 << 10); ; size *= 4 {
 		size = min(size, end-off)
 		if cap(s.head) < int(size) {
@@ -415,7 +416,10 @@ func (s *parquetSource) pageHeader(proto *thrift.CompactProtocol, off, end int64
 		if err == nil {
 			return int64(r.BytesRead()), nil
 		}
-		if size == end-off || size >= 1<<20 {
+		if size >= limit {
+			return 0, fmt.Errorf("%w: a page header of more than %d bytes at %d; raise MaxRecordBytes to read it", ErrTooLarge, limit, off)
+		}
+		if size == end-off {
 			return 0, fmt.Errorf("page header at %d: %w", off, err)
 		}
 		*h = format.PageHeader{}

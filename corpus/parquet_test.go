@@ -51,8 +51,9 @@ func pqDocs(prefix string, n int) []pqDoc {
 	return docs
 }
 
-// writeParquet writes rows to path with codec, groupRows rows to a row group.
-func writeParquet[T any](t testing.TB, path string, codec compress.Codec, groupRows int, rows []T) {
+// writeParquet writes rows to path with codec, groupRows rows to a row group, and the
+// options.
+func writeParquet[T any](t testing.TB, path string, codec compress.Codec, groupRows int, rows []T, options ...parquet.WriterOption) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -61,8 +62,8 @@ func writeParquet[T any](t testing.TB, path string, codec compress.Codec, groupR
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(int64(groupRows)),
-		parquet.KeyValueMetadata("origin", "neardup test"))
+	w := parquet.NewGenericWriter[T](f, append([]parquet.WriterOption{parquet.Compression(codec), parquet.MaxRowsPerRowGroup(int64(groupRows)),
+		parquet.KeyValueMetadata("origin", "neardup test")}, options...)...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -430,5 +431,33 @@ func TestParquetAnnotateRemoved(t *testing.T) {
 	}
 	if n := len(readParquet[pqDoc](t, filepath.Join(kept, "docs.parquet"))); n != 15 {
 		t.Errorf("%d kept rows, want 15", n)
+	}
+}
+
+// TestParquetPageLimit: a page larger than twice MaxRecordBytes plus 8 MiB once
+// decompressed makes its row group one bad record (ErrTooLarge), found from its header
+// before it is decompressed; the next row group is read. With the default limit, the
+// same file reads whole.
+func TestParquetPageLimit(t *testing.T) {
+	type row struct {
+		ID   string `parquet:"id"`
+		Text string `parquet:"text"`
+	}
+	dir := t.TempDir()
+	rows := []row{{"big", strings.Repeat("x", 9<<20)}, {"small", "a text"}}
+	// With statistics, the page header holds the 9 MiB value twice (smallest and
+	// largest) and is too large itself; without, the page is.
+	withStats, noStats := filepath.Join(dir, "stats.parquet"), filepath.Join(dir, "nostats.parquet")
+	writeParquet(t, withStats, &parquet.Snappy, 1, rows)
+	writeParquet(t, noStats, &parquet.Snappy, 1, rows, parquet.DataPageStatistics(false))
+	for path, says := range map[string]string{withStats: "a page header of more than", noStats: "a page of 94"} {
+		recs, bad, _ := readAll(t, []string{path}, corpus.Options{MaxRecordBytes: 1000})
+		if len(bad) != 1 || !errors.Is(bad[0], corpus.ErrTooLarge) || !strings.Contains(bad[0].Error(), path+":1: ") ||
+			!strings.Contains(bad[0].Error(), says) || len(recs) != 1 || recs[0].ID != "small" {
+			t.Fatalf("%s: records %d, bad %v", path, len(recs), bad)
+		}
+		if recs, bad, _ := readAll(t, []string{path}, corpus.Options{}); len(recs) != 2 || len(bad) != 0 {
+			t.Fatalf("%s, default limit: %d records, bad %v", path, len(recs), bad)
+		}
 	}
 }
