@@ -110,9 +110,9 @@
 //   - Memory: a few buffers of MaxRecordBytes per Reader, plus 16 bytes per id read (a
 //     128-bit hash in the duplicate check): about 300 MiB for ten million records.
 //   - zstd frames declaring a window above 128 MiB are refused (ErrTruncated).
-//   - Parquet: a text, html or url value over MaxRecordBytes is a bad record; a page
-//     over twice MaxRecordBytes plus 8 MiB, or with more values than that, makes its row
-//     group bad (ErrTooLarge): the headers are checked before the library allocates what
+//   - Parquet: a text, html or url value over MaxRecordBytes is a bad record; a page or
+//     page header over twice MaxRecordBytes plus 8 MiB, or a page with more values than
+//     that, makes its row group bad (ErrTooLarge): the headers are checked before the library allocates what
 //     they claim. Memory holds a page of each column read, not the row group.
 //
 // # Speed
