@@ -222,10 +222,13 @@ func TestParquetShards(t *testing.T) {
 	dir := t.TempDir()
 	writeParquet(t, filepath.Join(dir, "b.parquet"), &parquet.Gzip, 5, pqDocs("b", 8))
 	writeParquet(t, filepath.Join(dir, "a", "x.parquet"), &parquet.Snappy, 5, pqDocs("a", 8))
-	writeFile(t, filepath.Join(dir, "_SUCCESS"), nil)
-	recs, bad, _ := readAll(t, []string{dir}, corpus.Options{})
+	writeFile(t, filepath.Join(dir, "_SUCCESS"), []byte("a marker, not read"))
+	recs, bad, stats := readAll(t, []string{dir}, corpus.Options{})
 	if len(recs) != 14 || len(bad) != 2 || recs[0].ID != "a0" || recs[13].ID != "b7" || recs[0].Source.Format != corpus.Parquet {
 		t.Fatalf("%d records (%v...), %d bad", len(recs), recs[0].ID, len(bad))
+	}
+	if stats.Bytes != stats.Total {
+		t.Errorf("read %d bytes of %d", stats.Bytes, stats.Total)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	stats, err := corpus.Copy([]string{dir}, corpus.Options{}, out, corpus.CopyOptions{Keep: func(id string) bool { return id != "a1" }})

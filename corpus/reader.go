@@ -116,7 +116,8 @@ func openInput(path string, format Format) ([]input, int64, error) {
 			return nil, 0, err
 		}
 		if format == Parquet || format == Auto && parquetShards(files) {
-			return shardInputs(files), size, nil
+			ins, size := shardInputs(files)
+			return ins, size, nil
 		}
 		in.format, in.files = Dir, files
 		return []input{in}, size, nil
@@ -146,15 +147,18 @@ func parquetShards(files []dirFile) bool {
 }
 
 // shardInputs returns the .parquet files of a directory as inputs, in lexical order,
-// each copied to the same path relative to the output directory.
-func shardInputs(files []dirFile) []input {
+// each copied to the same path relative to the output directory, and their total size
+// (the other files, _SUCCESS markers and the like, are not read).
+func shardInputs(files []dirFile) ([]input, int64) {
 	var ins []input
+	var size int64
 	for _, f := range files {
 		if isParquetName(f.id) {
 			ins = append(ins, input{path: f.path, format: Parquet, out: filepath.FromSlash(f.id)})
+			size += f.size
 		}
 	}
-	return ins
+	return ins, size
 }
 
 // isParquetName reports whether a file's name ends in ".parquet", ASCII case ignored.
