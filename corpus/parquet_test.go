@@ -182,7 +182,9 @@ func TestParquetBadFiles(t *testing.T) {
 }
 
 // TestParquetCorruptRowGroup overwrites the end of the second row group's text column
-// chunk (its page's data, after the header and its statistics): its rows from there are one bad record, and the third row group is read.
+// chunk (its page's data, after the header and its statistics): its rows from there are
+// one bad record, the third row group is read, and Copy writes the rows read, skipping
+// the row group it cannot decode.
 func TestParquetCorruptRowGroup(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.parquet")
 	docs := pqDocs("c", 30)
@@ -213,6 +215,13 @@ func TestParquetCorruptRowGroup(t *testing.T) {
 	}
 	if len(recs) != 30-(21-bad[0].Source.Line) || recs[len(recs)-1].ID != "c29" || recs[9].ID != "c9" {
 		t.Fatalf("%d records, the last %q", len(recs), recs[len(recs)-1].ID)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := corpus.Copy([]string{path}, corpus.Options{}, out, corpus.CopyOptions{}); err != nil {
+		t.Fatalf("Copy: %v", err)
+	}
+	if got := readParquet[pqDoc](t, filepath.Join(out, "c.parquet")); len(got) != len(recs) || got[len(got)-1].ID != "c29" {
+		t.Fatalf("copy: %d rows, want %d", len(got), len(recs))
 	}
 }
 
