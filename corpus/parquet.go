@@ -127,8 +127,11 @@ func newParquet(name string, r io.ReaderAt, close io.Closer, size int64, f *fiel
 		return s, nil
 	}
 	var err error
-	s.file, err = parquet.OpenFile(s.fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.ReadBufferSize(64<<10))
+	err = guard(func() (err error) {
+		s.file, err = parquet.OpenFile(s.fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+			parquet.ReadBufferSize(64<<10))
+		return err
+	})
 	if s.fh.err != nil {
 		return nil, fmt.Errorf("corpus: reading %s: %w", name, s.fh.err)
 	}
@@ -506,15 +509,26 @@ var errShortColumn = errors.New("fewer values than the row group has rows")
 // next returns the column's next value, valid until the call after the one that reads
 // past this page (the value may point into the page).
 func (c *pqColumn) next() (parquet.Value, error) {
+	if c.i == len(c.buf) {
+		if err := guard(c.fill); err != nil {
+			return parquet.Value{}, err
+		}
+	}
+	c.i++
+	return c.buf[c.i-1], nil
+}
+
+// fill reads the next values into buf, from the next page when this one is done.
+func (c *pqColumn) fill() error {
 	for c.i == len(c.buf) {
 		if c.vals == nil {
 			c.release()
 			p, err := c.pages.ReadPage()
 			if err == io.EOF {
-				return parquet.Value{}, errShortColumn
+				return errShortColumn
 			}
 			if err != nil {
-				return parquet.Value{}, err
+				return err
 			}
 			c.page, c.vals = p, p.Values()
 		}
@@ -526,11 +540,22 @@ func (c *pqColumn) next() (parquet.Value, error) {
 		if err == io.EOF {
 			c.vals = nil
 		} else if err != nil {
-			return parquet.Value{}, err
+			return err
 		}
 	}
-	c.i++
-	return c.buf[c.i-1], nil
+	return nil
+}
+
+// guard runs f, turning a panic into an error: parquet-go's decoders panic on some
+// inconsistent headers of a corrupt file (a data page with more nulls than values, which
+// FuzzParquet found) rather than return an error, and a corrupt file is a bad record.
+func guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet-go: %v", r)
+		}
+	}()
+	return f()
 }
 
 // release gives the current page's buffers back to the library, once no value read from

@@ -73,7 +73,12 @@ func newParquetWriter(fh io.Closer, f *parquet.File, out io.Writer, annotate boo
 	if annotate {
 		schema = parquet.NewSchema(schema.Name(), annotatedRoot(f.Root()))
 	}
-	c.w = parquet.NewGenericWriter[any](out, schema)
+	if err := guard(func() error {
+		c.w = parquet.NewGenericWriter[any](out, schema)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	for _, kv := range f.Metadata().KeyValueMetadata {
 		// Arrow's copy of the schema would hide the added columns from Arrow readers.
 		if !annotate || kv.Key != "ARROW:schema" {
@@ -142,8 +147,10 @@ func (c *parquetCopier) write(row int64, ann *Annotation) error {
 		r = appendAnnotationValues(r, ann, c.leaves)
 	}
 	c.written = true
-	_, err = c.w.WriteRows([]parquet.Row{r})
-	return err
+	return guard(func() error {
+		_, err := c.w.WriteRows([]parquet.Row{r})
+		return err
+	})
 }
 
 // appendAnnotationValues appends the annotation columns' values to a row whose input
@@ -183,7 +190,11 @@ func (c *parquetCopier) seek(row int64) (parquet.Row, error) {
 			}
 			c.bi = len(c.batch)
 		}
-		n, err := c.rows.ReadRows(c.batch[:cap(c.batch)])
+		var n int
+		err := guard(func() (err error) {
+			n, err = c.rows.ReadRows(c.batch[:cap(c.batch)])
+			return err
+		})
 		c.batch, c.bi = c.batch[:n], 0
 		c.next += int64(n)
 		if n == 0 {
@@ -213,9 +224,11 @@ func (c *parquetCopier) nextGroup() error {
 	c.g++
 	c.next = c.end
 	c.end += rg.NumRows()
-	c.rows = rg.Rows()
 	c.batch, c.bi = c.batch[:0], 0
-	return nil
+	return guard(func() error {
+		c.rows = rg.Rows()
+		return nil
+	})
 }
 
 func (c *parquetCopier) closeRows() error {
@@ -229,5 +242,5 @@ func (c *parquetCopier) closeRows() error {
 
 // close writes the footer and closes the input; the caller closes the output.
 func (c *parquetCopier) close() error {
-	return errors.Join(c.closeRows(), c.w.Close(), c.fh.Close())
+	return errors.Join(c.closeRows(), guard(c.w.Close), c.fh.Close())
 }
