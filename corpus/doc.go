@@ -22,7 +22,7 @@
 //     holding .parquet shards and no pages, read in lexical order. A row is a record;
 //     Options names its columns as for JSONL, a dotted path naming a column of a group
 //     ("meta.url"). Only those columns are decoded, a row group at a time, with
-//     github.com/parquet-go/parquet-go; any codec of the format. Copy writes the kept
+//     github.com/parquet-go/parquet-go; snappy, zstd, gzip and brotli pages. Copy writes the kept
 //     rows, every column, with the input's schema, key-value metadata and codecs.
 //   - WARC: WARC 1.0 or 1.1 (ISO 28500), plain or gzip, one member per record (the norm)
 //     or a whole file gzipped. A response record holding an HTTP response with a 2xx
@@ -150,4 +150,6 @@
 //     groups are the input's, less the rows not kept; its pages are re-encoded by
 //     parquet-go with each column's encoding and codec, not copied byte for byte.
 //   - Repeated (list) Parquet columns cannot be the text, id or url column.
+//   - Parquet files with LZ4 pages are bad records (ErrEncoding), not read: parquet-go's
+//     LZ4 decoder grows its buffer without end on a corrupt page.
 package corpus

@@ -23,8 +23,8 @@ const (
 	Dir
 	// WARC is a WARC 1.0 or 1.1 file, plain or gzip compressed (per record or whole).
 	WARC
-	// Parquet is an Apache Parquet file, its pages plain or compressed with any codec
-	// of the format (snappy, gzip, zstd, brotli, lz4), or a directory of .parquet shards
+	// Parquet is an Apache Parquet file, its pages plain or compressed with snappy,
+	// gzip, zstd or brotli (not lz4: see the package Caveats), or a directory of .parquet shards
 	// (read in lexical order). Each row is a record; the fields name its columns.
 	Parquet
 )

@@ -140,8 +140,25 @@ func newParquet(name string, r io.ReaderAt, close io.Closer, size int64, f *fiel
 		return s, nil
 	}
 	s.groups = s.file.RowGroups()
-	s.bad = s.findColumns(f)
+	if s.bad = checkCodecs(s.file); s.bad == nil {
+		s.bad = s.findColumns(f)
+	}
 	return s, nil
+}
+
+// checkCodecs refuses LZ4 pages: parquet-go's LZ4 decoder doubles its buffer for as long
+// as a page fails to decode, so a corrupt page would take all memory (FuzzParquet found
+// one). The corpora this package reads use snappy, zstd or gzip.
+func checkCodecs(f *parquet.File) error {
+	for _, rg := range f.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if codec := c.MetaData.Codec; codec == format.Lz4 || codec == format.Lz4Raw {
+				return badf(ErrEncoding, "column %q has %v pages, which are not read (a corrupt one would take all memory); rewrite the file with snappy, zstd or gzip; the file is not read",
+					strings.Join(c.MetaData.PathInSchema, "."), codec)
+			}
+		}
+	}
+	return nil
 }
 
 // checkFooter checks the file's last 8 bytes, the footer's length and the magic, before
