@@ -22,8 +22,9 @@
 //     holding .parquet shards and no pages, read in lexical order. A row is a record;
 //     Options names its columns as for JSONL, a dotted path naming a column of a group
 //     ("meta.url"). Only those columns are decoded, a row group at a time, with
-//     github.com/parquet-go/parquet-go; snappy, zstd, gzip and brotli pages. Copy writes the kept
-//     rows, every column, with the input's schema, key-value metadata and codecs.
+//     github.com/parquet-go/parquet-go; pages plain or snappy, zstd, gzip or brotli.
+//     Copy writes the kept rows, every column, with the input's schema, key-value
+//     metadata and codecs.
 //   - WARC: WARC 1.0 or 1.1 (ISO 28500), plain or gzip, one member per record (the norm)
 //     or a whole file gzipped. A response record holding an HTTP response with a 2xx
 //     status and an HTML Content-Type (text/html, application/xhtml+xml, or none) is a
