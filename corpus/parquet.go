@@ -141,7 +141,9 @@ func newParquet(name string, r io.ReaderAt, close io.Closer, size int64, f *fiel
 	}
 	s.groups = s.file.RowGroups()
 	if s.bad = checkCodecs(s.file); s.bad == nil {
-		s.bad = s.findColumns(f)
+		if err := guard(func() error { s.bad = s.findColumns(f); return nil }); err != nil {
+			s.bad = badf(ErrTruncated, "not a readable Parquet file (%v); the file is not read", err)
+		}
 	}
 	return s, nil
 }
