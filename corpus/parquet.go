@@ -126,8 +126,7 @@ func newParquet(name string, r io.ReaderAt, close io.Closer, size int64, f *fiel
 		s.bad = badf(ErrTruncated, "not a readable Parquet file (%v); the file is not read", err)
 		return s, nil
 	}
-	var err error
-	err = guard(func() (err error) {
+	err := guard(func() (err error) {
 		s.file, err = parquet.OpenFile(s.fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
 			parquet.ReadBufferSize(64<<10))
 		return err
