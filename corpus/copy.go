@@ -60,6 +60,10 @@ type Annotation struct {
 //     member with others (a whole file gzipped) is written as a gzip member of its own.
 //     warcinfo records are kept too; other records that are not documents are not.
 //   - Dir: the file, as stored, at the same path relative to outDir as to its directory.
+//   - Parquet: in outDir/BASE, or for a shard of a directory at its path relative to
+//     that directory, the record's row, every column as it was, in a Parquet file with
+//     the input's schema, key-value metadata and each column's codec; an input that is
+//     not readable Parquet gets no output file.
 //
 // With c.Removed, the documents c.Keep refuses go to that directory, in the same layout
 // and formats (a WARC file's warcinfo records go to both). With c.Annotate, every
@@ -69,6 +73,10 @@ type Annotation struct {
 //   - JSONL: added at the end of the record's top-level object, the rest of the line
 //     copied byte for byte, not re-encoded. A record that already has a top-level field
 //     of one of those names has it replaced: that line alone is re-encoded without it.
+//   - Parquet: the rows as above, with the four as columns added after the input's own:
+//     dup_cluster an optional int64, dup_kept a boolean, dup_method an optional string,
+//     dup_score an optional double. An input that has a top-level column of one of those
+//     names already is an error.
 //   - WARC and Dir: the records as above, and a sidecar outDir/BASE.annotations.jsonl
 //     (SidecarSuffix) with a line per document: {"id", "source" (Source.String), and the
 //     four fields}.
@@ -162,6 +170,7 @@ type copier struct {
 	out    *os.File       // JSONL, WARC
 	bw     *bufio.Writer  // over out
 	w      io.WriteCloser // JSONL: the compressor, if any, over bw
+	pq     *parquetCopier // Parquet, over bw
 	side   *sidecar       // annotate mode, WARC and Dir: the annotations file
 	buf    []byte         // an annotated JSONL line
 	outDir string
@@ -172,15 +181,15 @@ type copier struct {
 func newCopier(in input, src source, outDir string, annotate bool) (*copier, error) {
 	c := &copier{in: in, outDir: outDir}
 	var err error
-	if annotate && in.format != JSONL {
+	if annotate && in.format != JSONL && in.format != Parquet {
 		if c.side, err = newSidecar(in.path, outDir); err != nil {
 			return nil, err
 		}
 	}
-	if in.format == Dir {
-		return c, nil
+	if s, ok := src.(*parquetSource); in.format == Dir || ok && s.file == nil {
+		return c, nil // a file that is not Parquet has no schema to write a copy with
 	}
-	if c.out, err = create(filepath.Join(outDir, filepath.Base(in.path))); err != nil {
+	if c.out, err = create(filepath.Join(outDir, in.out)); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -195,6 +204,8 @@ func newCopier(in input, src source, outDir string, annotate bool) (*copier, err
 		}
 	case *warcSource:
 		c.src, err = os.Open(in.path)
+	case *parquetSource:
+		c.pq, err = newParquetCopier(in.path, c.bw, annotate)
 	}
 	if err != nil {
 		c.close()
@@ -224,6 +235,8 @@ func (c *copier) write(it *item) error {
 	switch {
 	case c.in.format == Dir:
 		err = copyFile(it.rec.Source.File, filepath.Join(c.outDir, filepath.FromSlash(it.rec.ID)))
+	case c.pq != nil:
+		err = c.pq.write(int64(it.rec.Source.Line-1), nil)
 	case c.in.format == JSONL:
 		err = c.writeLine(it.raw)
 	case it.raw != nil: // a WARC record sharing its gzip member
@@ -243,6 +256,12 @@ func (c *copier) write(it *item) error {
 // writeAnnotated writes one document with its annotation: in its JSONL line, or as it
 // was read and in the sidecar file.
 func (c *copier) writeAnnotated(it *item, a Annotation) error {
+	if c.pq != nil {
+		if err := c.pq.write(int64(it.rec.Source.Line-1), &a); err != nil {
+			return fmt.Errorf("corpus: annotating %s: %w", it.rec.Source, err)
+		}
+		return nil
+	}
 	if c.in.format != JSONL {
 		if err := c.write(it); err != nil {
 			return err
@@ -297,6 +316,9 @@ func (c *copier) close() error {
 		return nil
 	}
 	var errs []error
+	if c.pq != nil {
+		errs = append(errs, c.pq.close())
+	}
 	if c.w != nil {
 		errs = append(errs, c.w.Close())
 	}

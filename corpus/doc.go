@@ -1,5 +1,5 @@
 // Package corpus streams the documents of a batch deduplication's inputs (JSONL files,
-// directory trees of pages, WARC files) as Records, and writes the deduplicated corpus
+// Parquet files and shards, directory trees of pages, WARC files) as Records, and writes the deduplicated corpus
 // back in each input's own format in a second streaming pass (Copy), optionally with the
 // removed records apart or every record annotated with the deduplication's decision
 // (CopyOptions). Nothing is loaded
@@ -18,6 +18,13 @@
 //   - Dir: a directory tree, walked in lexical order. .txt files are Text (UTF-8),
 //     .html and .htm files HTML, each also as .gz or .zst; other files are skipped and
 //     counted (Stats.Skipped).
+//   - Parquet: a file (told by the magic "PAR1" or the name .parquet) or a directory
+//     holding .parquet shards and no pages, read in lexical order. A row is a record;
+//     Options names its columns as for JSONL, a dotted path naming a column of a group
+//     ("meta.url"). Only those columns are decoded, a row group at a time, with
+//     github.com/parquet-go/parquet-go; pages plain or snappy, zstd, gzip or brotli.
+//     Copy writes the kept rows, every column, with the input's schema, key-value
+//     metadata and codecs.
 //   - WARC: WARC 1.0 or 1.1 (ISO 28500), plain or gzip, one member per record (the norm)
 //     or a whole file gzipped. A response record holding an HTTP response with a 2xx
 //     status and an HTML Content-Type (text/html, application/xhtml+xml, or none) is a
@@ -42,6 +49,8 @@
 //
 //   - JSONL: the id field, a string or a number as written ("7"); a record without one
 //     gets "FILE:LINE", its Source, which differs between files by construction.
+//   - Parquet: the id column, a string or an integer in decimal; else "FILE:ROW", the
+//     row counted from 1.
 //   - Dir: the path relative to the directory given, with forward slashes.
 //   - WARC: the WARC-Record-ID without its angle brackets ("urn:uuid:...").
 //
@@ -56,12 +65,15 @@
 // file, a field of the wrong type, no text or html, an oversized line, file or record, a
 // truncated or corrupt compressed stream, a malformed WARC header, a response without an
 // HTTP status line, a duplicate id) is a BadRecord, with the file and its line (JSONL) or
-// byte offset (WARC), and an error wrapping one of the sentinels in errors.go. Each is
+// byte offset (WARC) or row (Parquet), and an error wrapping one of the sentinels in errors.go. Each is
 // passed to Options.OnError, which skips it (nil) or stops the run (an error); with no
 // OnError every bad record is skipped. Stats counts records, bad records and skipped
 // ones, so a summary can say what was left out: nothing is dropped silently. After a
 // malformed WARC header the reader looks for the next line starting "WARC/1."; after a
-// truncated or corrupt compressed stream, the rest of that file is not read.
+// truncated or corrupt compressed stream, the rest of that file is not read. A Parquet
+// file that cannot be opened (truncated, not Parquet) or whose columns have the wrong
+// type is one bad record, its row 1, and nothing else of it is read; a row group whose
+// pages do not decode is one bad record, at the first of its rows not read.
 //
 // # Example
 //
@@ -99,6 +111,10 @@
 //   - Memory: a few buffers of MaxRecordBytes per Reader, plus 16 bytes per id read (a
 //     128-bit hash in the duplicate check): about 300 MiB for ten million records.
 //   - zstd frames declaring a window above 128 MiB are refused (ErrTruncated).
+//   - Parquet: a text, html or url value over MaxRecordBytes is a bad record; a page or
+//     page header over twice MaxRecordBytes plus 8 MiB, or a page with more values than
+//     that, makes its row group bad (ErrTooLarge): the headers are checked before the library allocates what
+//     they claim. Memory holds a page of each column read, not the row group.
 //
 // # Speed
 //
@@ -106,7 +122,8 @@
 // line and unescapes only the fields asked for: all of the Reader's work (decompression,
 // lines, parsing, copying the fields out, the id check) takes several times less than
 // encoding/json's parse of the same lines alone. BenchmarkJSONL reads 100,000 records of
-// about 2 KB (id, url, text) plain, zstd and gzip.
+// about 2 KB (id, url, text) plain, zstd and gzip; BenchmarkParquet the same records as
+// zstd JSONL and as snappy and zstd Parquet, side by side.
 //
 // # Concurrency and ownership
 //
@@ -129,4 +146,11 @@
 //     encoding/json would write U+FFFD.
 //   - Copy copies warcinfo records but not the request and metadata records that go
 //     with a kept response.
+//   - A Parquet copy decodes every column of the row groups that hold a kept row: a
+//     row group whose other columns do not decode ends Copy with an error. Its row
+//     groups are the input's, less the rows not kept; its pages are re-encoded by
+//     parquet-go with each column's encoding and codec, not copied byte for byte.
+//   - Repeated (list) Parquet columns cannot be the text, id or url column.
+//   - Parquet files with LZ4 pages are bad records (ErrEncoding), not read: parquet-go's
+//     LZ4 decoder grows its buffer without end on a corrupt page.
 package corpus

@@ -35,7 +35,7 @@ var (
 
 	// ErrEncoding reports a WARC response whose HTTP Content-Encoding is not one of
 	// identity, gzip, deflate, br and zstd, or whose body does not decode, or decodes
-	// to more than MaxRecordBytes (then the error wraps ErrTooLarge too). Test for it
-	// with errors.Is.
+	// to more than MaxRecordBytes (then the error wraps ErrTooLarge too), and a Parquet
+	// file with LZ4 pages. Test for it with errors.Is.
 	ErrEncoding = errors.New("corpus: unsupported or corrupt content encoding")
 )

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 )
 
 // sentinels are the errors a bad record may wrap.
@@ -128,4 +133,101 @@ func FuzzHTTP(f *testing.F) {
 			t.Fatalf("status %d, body of %d bytes from %d", r.status, len(r.body), len(block))
 		}
 	})
+}
+
+// FuzzParquet reads arbitrary bytes as a Parquet file, with a nested url column, a
+// priority and a time, then copies its documents' rows with annotations as Copy would.
+// It must never panic nor loop, bad records wrap a sentinel, documents are well formed
+// and within the limit, and no input makes the reading allocate more than
+// fuzzAllocBound. Seeds: small files written with each codec and their truncations (see
+// parquetSeeds), and testdata/fuzz/FuzzParquet.
+func FuzzParquet(f *testing.F) {
+	for _, seed := range parquetSeeds(f) {
+		f.Add(seed)
+	}
+	fields, err := newFields(Options{URLField: "meta.url", PriorityField: "p", TimeField: "t"}.withDefaults())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const max = 1 << 12
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := newParquet("f", bytes.NewReader(data), io.NopCloser(nil), int64(len(data)), fields, max, new(atomic.Int64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []int64
+		for n := 0; n < 1e5; n++ {
+			var it item
+			if err := s.next(&it); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			checkItem(t, &it, max)
+			if it.kind == kindDoc {
+				rows = append(rows, int64(it.rec.Source.Line-1))
+			}
+		}
+		s.close()
+		if s.file != nil {
+			c, err := newParquetWriter(io.NopCloser(nil), s.file, io.Discard, true)
+			for _, row := range rows {
+				if err != nil {
+					break
+				}
+				if c.write(row, &Annotation{Cluster: row, HasCluster: row%2 == 0, Method: "exact"}) != nil {
+					break
+				}
+			}
+			if c != nil {
+				c.close()
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > fuzzAllocBound {
+			t.Fatalf("%d MB allocated for %d bytes", n>>20, len(data))
+		}
+	})
+}
+
+// fuzzAllocBound is what reading and copying a fuzzed Parquet file may allocate.
+const fuzzAllocBound = 64 << 20
+
+// parquetSeeds returns small Parquet files: one per codec with every column FuzzParquet
+// reads (some null), and truncations of one of them.
+func parquetSeeds(f *testing.F) [][]byte {
+	type meta struct {
+		URL string `parquet:"url,optional"`
+	}
+	type row struct {
+		ID   int64     `parquet:"id"`
+		Text *string   `parquet:"text,optional"`
+		HTML []byte    `parquet:"html,optional"`
+		Meta meta      `parquet:"meta"`
+		P    float64   `parquet:"p"`
+		T    time.Time `parquet:"t,timestamp(microsecond)"`
+		Tags []string  `parquet:"tags,list"`
+	}
+	text := "a text"
+	rows := []row{{ID: 1, Text: &text, Meta: meta{URL: "https://a.example/"}, P: 2, T: time.Unix(1e9, 0)},
+		{ID: 2, HTML: []byte("<p>a page</p>"), Tags: []string{"x", "y"}}, {ID: 3}}
+	var seeds [][]byte
+	for _, codec := range []compress.Codec{&parquet.Uncompressed, &parquet.Snappy, &parquet.Gzip, &parquet.Zstd, &parquet.Brotli, &parquet.Lz4Raw} {
+		var b bytes.Buffer
+		w := parquet.NewGenericWriter[row](&b, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(2))
+		if _, err := w.Write(rows); err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b.Bytes())
+	}
+	whole := seeds[1]
+	for _, n := range []int{0, 4, len(whole) / 2, len(whole) - 9, len(whole) - 1} {
+		seeds = append(seeds, whole[:n])
+	}
+	return seeds
 }

@@ -10,9 +10,11 @@ import (
 type Format int
 
 const (
-	// Auto tells each input's format from what it is: a directory is Dir; a file whose
-	// content, once decompressed, starts with "WARC/1." is WARC, and one that starts with
-	// "{" is JSONL. The extension breaks no ties: content decides.
+	// Auto tells each input's format from what it is: a directory holding .parquet
+	// files and no .html, .htm or .txt file is a set of Parquet shards, another directory
+	// is Dir; a file that starts with the magic "PAR1" or whose name ends in ".parquet" is
+	// Parquet; a file whose content, once decompressed, starts with "WARC/1." is WARC,
+	// and one that starts with "{" is JSONL.
 	Auto Format = iota
 	// JSONL is one JSON object per line, plain, gzip or zstd compressed.
 	JSONL
@@ -21,9 +23,13 @@ const (
 	Dir
 	// WARC is a WARC 1.0 or 1.1 file, plain or gzip compressed (per record or whole).
 	WARC
+	// Parquet is an Apache Parquet file, its pages plain or compressed with snappy,
+	// gzip, zstd or brotli (not lz4: see the package Caveats), or a directory of .parquet shards
+	// (read in lexical order). Each row is a record; the fields name its columns.
+	Parquet
 )
 
-// String returns "auto", "jsonl", "dir" or "warc".
+// String returns "auto", "jsonl", "dir", "warc" or "parquet".
 func (f Format) String() string {
 	switch f {
 	case Auto:
@@ -34,6 +40,8 @@ func (f Format) String() string {
 		return "dir"
 	case WARC:
 		return "warc"
+	case Parquet:
+		return "parquet"
 	}
 	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
@@ -49,15 +57,17 @@ type Options struct {
 	Format Format
 
 	// The JSONL fields, each a dotted path into nested objects ("meta.url" is the "url"
-	// member of the top-level "meta" object). Empty means the default: "id", "text",
+	// member of the top-level "meta" object), and likewise the Parquet columns ("meta.url"
+	// is the "url" column of the "meta" group). Empty means the default: "id", "text",
 	// "html" and "url". A record without the id field gets "FILE:LINE" (see Record.ID).
 	IDField, TextField, HTMLField, URLField string
-	// PriorityField names a JSON number (Record.Priority); TimeField an RFC 3339 string
+	// PriorityField names a JSON number or numeric Parquet column (Record.Priority);
+	// TimeField an RFC 3339 string, or a Parquet timestamp column
 	// (Record.FetchTime). Empty means none.
 	PriorityField, TimeField string
 
-	// MaxRecordBytes bounds one JSONL line, one file of a Dir input and one WARC record,
-	// compressed or decompressed; 0 means DefaultMaxRecordBytes. Memory in use is a small
+	// MaxRecordBytes bounds one JSONL line, one file of a Dir input, one WARC record,
+	// compressed or decompressed, and one Parquet text, html or url value; 0 means DefaultMaxRecordBytes. Memory in use is a small
 	// multiple of it.
 	MaxRecordBytes int
 
@@ -87,7 +97,8 @@ func (o Options) withDefaults() Options {
 // reused by later calls, so it may be handed to other goroutines.
 type Record struct {
 	// ID is unique within a run: the JSONL id field (a string, or a number as written),
-	// else "FILE:LINE" (Source.File and Source.Line); the path relative to the directory
+	// else "FILE:LINE" (Source.File and Source.Line); the Parquet id column (a string or
+	// an integer in decimal), else "FILE:ROW" likewise; the path relative to the directory
 	// with forward slashes for a Dir file ("a/b.html.gz"); the WARC-Record-ID without its
 	// angle brackets ("urn:uuid:...").
 	ID string
@@ -114,16 +125,16 @@ type Record struct {
 // Source is where a record is in the inputs.
 type Source struct {
 	File   string // the input file's path: as given, or joined to the directory given
-	Format Format // JSONL, Dir or WARC
-	Line   int    // JSONL: the line, from 1
+	Format Format // JSONL, Dir, WARC or Parquet
+	Line   int    // JSONL: the line, from 1; Parquet: the row, from 1
 	Offset int64  // WARC: the byte offset of the record, or of the gzip member it starts in, in the file as stored
 }
 
-// String returns "FILE:LINE" for JSONL, "FILE@OFFSET" for WARC and "FILE" for a Dir
-// file.
+// String returns "FILE:LINE" for JSONL, "FILE:ROW" for Parquet, "FILE@OFFSET" for WARC
+// and "FILE" for a Dir file.
 func (s Source) String() string {
 	switch s.Format {
-	case JSONL:
+	case JSONL, Parquet:
 		return s.File + ":" + strconv.Itoa(s.Line)
 	case WARC:
 		return s.File + "@" + strconv.FormatInt(s.Offset, 10)

@@ -10,14 +10,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 )
 
-// input is one path of a run, with its format decided.
+// input is one path of a run, or one shard of a directory of Parquet shards, with its
+// format decided.
 type input struct {
 	path   string
 	format Format
 	files  []dirFile // Dir: the files to read, in lexical order
+	out    string    // where Copy writes its copy, relative to the output directory
 }
 
 // kind is what an item is.
@@ -86,41 +89,81 @@ func Open(paths []string, opt Options) (*Reader, error) {
 		return nil, errors.New("corpus: no input paths")
 	}
 	for _, p := range paths {
-		in, size, err := openInput(p, opt.Format)
+		ins, size, err := openInput(p, opt.Format)
 		if err != nil {
 			return nil, err
 		}
-		r.inputs = append(r.inputs, in)
+		r.inputs = append(r.inputs, ins...)
 		r.total += size
 	}
 	return r, nil
 }
 
 // openInput tells the format of path and its size in bytes (a directory's: its files').
-func openInput(path string, format Format) (input, int64, error) {
+// A directory of Parquet shards is one input per shard.
+func openInput(path string, format Format) ([]input, int64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return input{}, 0, fmt.Errorf("corpus: %w", err)
+		return nil, 0, fmt.Errorf("corpus: %w", err)
 	}
-	in := input{path: path, format: format}
+	in := input{path: path, format: format, out: filepath.Base(path)}
 	if st.IsDir() {
-		if format != Auto && format != Dir {
-			return input{}, 0, fmt.Errorf("corpus: %s is a directory, not %v; use Format Auto or Dir", path, format)
+		if format != Auto && format != Dir && format != Parquet {
+			return nil, 0, fmt.Errorf("corpus: %s is a directory, not %v; use Format Auto, Dir or Parquet", path, format)
 		}
-		in.format = Dir
-		var size int64
-		in.files, size, err = listDir(path)
-		return in, size, err
+		files, size, err := listDir(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		if format == Parquet || format == Auto && parquetShards(files) {
+			ins, size := shardInputs(files)
+			return ins, size, nil
+		}
+		in.format, in.files = Dir, files
+		return []input{in}, size, nil
 	}
 	if format == Dir {
-		return input{}, 0, fmt.Errorf("corpus: %s is a file, not a directory; use Format Auto", path)
+		return nil, 0, fmt.Errorf("corpus: %s is a file, not a directory; use Format Auto", path)
 	}
 	if format == Auto {
 		if in.format, err = sniffFormat(path); err != nil {
-			return input{}, 0, err
+			return nil, 0, err
 		}
 	}
-	return in, st.Size(), nil
+	return []input{in}, st.Size(), nil
+}
+
+// parquetShards reports whether a directory's files are Parquet shards: some are named
+// .parquet, and none is a page or text file that would make it a Dir input.
+func parquetShards(files []dirFile) bool {
+	shards := false
+	for _, f := range files {
+		if _, ok := dirKind(f.id); ok {
+			return false
+		}
+		shards = shards || isParquetName(f.id)
+	}
+	return shards
+}
+
+// shardInputs returns the .parquet files of a directory as inputs, in lexical order,
+// each copied to the same path relative to the output directory, and their total size
+// (the other files, _SUCCESS markers and the like, are not read).
+func shardInputs(files []dirFile) ([]input, int64) {
+	var ins []input
+	var size int64
+	for _, f := range files {
+		if isParquetName(f.id) {
+			ins = append(ins, input{path: f.path, format: Parquet, out: filepath.FromSlash(f.id)})
+			size += f.size
+		}
+	}
+	return ins, size
+}
+
+// isParquetName reports whether a file's name ends in ".parquet", ASCII case ignored.
+func isParquetName(name string) bool {
+	return strings.HasSuffix(strings.ToLower(name), ".parquet")
 }
 
 // sniffFormat tells a file's format from its first bytes, decompressed.
@@ -131,6 +174,9 @@ func sniffFormat(path string) (Format, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
+	if magic, _ := br.Peek(len(parquetMagic)); bytes.Equal(magic, parquetMagic) || isParquetName(path) {
+		return Parquet, nil
+	}
 	dec, done, err := decompress(br, sniff(br))
 	if err != nil {
 		return 0, fmt.Errorf("corpus: %s: %w", path, err)
@@ -145,7 +191,7 @@ func sniffFormat(path string) (Format, error) {
 	case bytes.HasPrefix(head, []byte("{")), len(head) == 0:
 		return JSONL, nil
 	}
-	return 0, fmt.Errorf("corpus: %s is neither JSONL (a line starting with '{') nor WARC (\"WARC/1.\"); set Format if it is one", path)
+	return 0, fmt.Errorf("corpus: %s is neither JSONL (a line starting with '{'), WARC (\"WARC/1.\") nor Parquet (\"PAR1\"); set Format if it is one", path)
 }
 
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
@@ -241,6 +287,8 @@ func (r *Reader) open(in input) (source, error) {
 		return openJSONL(in.path, r.fields, r.opt.MaxRecordBytes, &r.bytes)
 	case WARC:
 		return openWARC(in.path, r.opt.MaxRecordBytes, &r.bytes)
+	case Parquet:
+		return openParquet(in.path, r.fields, r.opt.MaxRecordBytes, &r.bytes)
 	}
 	return nil, fmt.Errorf("corpus: unknown Format %v", in.format)
 }

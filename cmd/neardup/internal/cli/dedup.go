@@ -23,10 +23,11 @@ import (
 var dedupCommand = &command{
 	name:    "dedup",
 	args:    "--out DIR INPUT...",
-	summary: "deduplicate a corpus (JSONL, directories, WARC): clusters, keep list, deduplicated copy, report",
-	about: `Reads every document of the INPUTs (JSONL files, plain, gzip or zstd; directory trees of
-.html, .htm and .txt files; WARC files, plain or gzip; mixed freely, each told by its
-content; "-" is standard input, once), finds the exact and near duplicates, and writes
+	summary: "deduplicate a corpus (JSONL, Parquet, directories, WARC): clusters, keep list, deduplicated copy, report",
+	about: `Reads every document of the INPUTs (JSONL files, plain, gzip or zstd; Parquet files, one
+row a document, and directories of .parquet shards; directory trees of .html, .htm and
+.txt files; WARC files, plain or gzip; mixed freely, each told by its content; "-" is
+standard input, once), finds the exact and near duplicates, and writes
 into --out, a new or empty directory (--force replaces one that is not):
 
   clusters.jsonl  one line per cluster of duplicates: its id, representative (the
@@ -36,10 +37,11 @@ into --out, a new or empty directory (--force replaces one that is not):
                   cluster's representative), in input order
   drop.txt        the ids of the documents dropped
   corpus/         the deduplicated corpus in the inputs' own formats: the kept JSONL lines,
-                  WARC records and files unchanged and in order (a second pass); with
-                  --annotate, every record, JSONL lines with the fields dup_cluster,
-                  dup_kept, dup_method and dup_score added, WARC files and directories
-                  with a sidecar BASE.annotations.jsonl holding them
+                  Parquet rows (same schema and codecs), WARC records and files unchanged
+                  and in order (a second pass); with --annotate, every record, JSONL lines
+                  with the fields dup_cluster, dup_kept, dup_method and dup_score added,
+                  Parquet rows with those columns added, WARC files and directories with
+                  a sidecar BASE.annotations.jsonl holding them
   bad.jsonl       every bad record skipped: its source (file and line or offset), its id
                   if it was read, and why
   summary.json    counts, parameters, timings per stage and peak memory
@@ -129,13 +131,13 @@ func (c *dedupCmd) define(fs *flag.FlagSet) {
 	fs.BoolVar(&c.containment, "containment", false, "minhash and all: pair documents by the share of the smaller one's shingles found\nin the other instead of Jaccard similarity (default false)")
 	fs.Float64Var(&c.threshold, "threshold", neardup.DefaultBatchThreshold, fmt.Sprintf("minhash and all: the smallest similarity of a near-duplicate, `S` in (0, 1]\n(default %g)", neardup.DefaultBatchThreshold))
 	fs.StringVar(&c.keep, "keep", "first", "keep `POLICY`: first, priority, longest or shortest, or rules as\n'neardup check --keep' takes them (default first)")
-	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, dir or warc\n(default auto)")
-	fs.StringVar(&c.idField, "id-field", "id", "JSONL: the id field, a dotted `PATH` into nested objects (default id)")
-	fs.StringVar(&c.textField, "text-field", "text", "JSONL: the plain-text field `PATH` (default text)")
-	fs.StringVar(&c.htmlField, "html-field", "html", "JSONL: the HTML field `PATH` (default html)")
-	fs.StringVar(&c.urlField, "url-field", "url", "JSONL: the URL field `PATH` (default url)")
-	fs.StringVar(&c.priorityField, "priority-field", "", "JSONL: a numeric field `PATH` for --keep priority (default \"\": none)")
-	fs.StringVar(&c.timeField, "time-field", "", "JSONL: an RFC 3339 fetch-time field `PATH` (default \"\": none)")
+	fs.StringVar(&c.format, "format", "auto", "read every input as `FORMAT`: auto (each by its content), jsonl, parquet, dir or warc\n(default auto)")
+	fs.StringVar(&c.idField, "id-field", "id", "JSONL and Parquet: the id field or column, a dotted `PATH` into nested objects or\ngroups (default id)")
+	fs.StringVar(&c.textField, "text-field", "text", "JSONL and Parquet: the plain-text field `PATH` (default text)")
+	fs.StringVar(&c.htmlField, "html-field", "html", "JSONL and Parquet: the HTML field `PATH` (default html)")
+	fs.StringVar(&c.urlField, "url-field", "url", "JSONL and Parquet: the URL field `PATH` (default url)")
+	fs.StringVar(&c.priorityField, "priority-field", "", "JSONL and Parquet: a numeric field `PATH` for --keep priority (default \"\": none)")
+	fs.StringVar(&c.timeField, "time-field", "", "JSONL and Parquet: an RFC 3339 fetch-time field `PATH`, or a Parquet timestamp\n(default \"\": none)")
 	c.text.define(fs)
 	fs.BoolVar(&c.noExtract, "no-extract", false, "fingerprint HTML on its whole visible text, not its main content (default false)")
 	fs.StringVar(&c.onError, "on-error", "skip", "on a bad record: skip it (reported and counted) or fail the run; `ACTION`\n(default skip)")
@@ -241,10 +243,10 @@ func (c *dedupCmd) options(args []string) (dedup.Options, corpus.Options, error)
 	if err != nil {
 		return fail(usagef("--keep: %v", err))
 	}
-	format, ok := map[string]corpus.Format{"auto": corpus.Auto, "jsonl": corpus.JSONL, "dir": corpus.Dir, "warc": corpus.WARC}[c.format]
+	format, ok := map[string]corpus.Format{"auto": corpus.Auto, "jsonl": corpus.JSONL, "parquet": corpus.Parquet, "dir": corpus.Dir, "warc": corpus.WARC}[c.format]
 	switch {
 	case !ok:
-		return fail(usagef("--format %q: use auto, jsonl, dir or warc", c.format))
+		return fail(usagef("--format %q: use auto, jsonl, parquet, dir or warc", c.format))
 	case c.onError != "skip" && c.onError != "fail":
 		return fail(usagef("--on-error %q: use skip or fail", c.onError))
 	case c.maxRecordBytes < 1:
