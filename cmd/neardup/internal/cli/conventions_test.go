@@ -87,8 +87,8 @@ func TestJSONEverywhere(t *testing.T) {
 	for _, c := range commands {
 		fs := newFlagSet(c, c.new())
 		switch c.name {
-		case "serve", "dedup", "findall", "check", "backup", "bench dense":
-			// serve answers JSON over HTTP; dedup, backup and bench dense write files;
+		case "serve", "dedup", "dedup merge", "findall", "check", "backup", "bench dense":
+			// serve answers JSON over HTTP; dedup, dedup merge, backup and bench dense write files;
 			// findall (simhash-cpp's "[a, b]") and check (JSON lines) write JSON already.
 		default:
 			if fs.Lookup("json") == nil {
