@@ -386,11 +386,16 @@ func (r *Result) candidate(i int) neardup.Candidate {
 // Signature returns document i's MinHash signature, or nil when the run made none (the
 // methods exact and simhash). The result shares the Result's memory: do not change it.
 func (r *Result) Signature(i int) minhash.Signature {
-	k := r.Options.MinHashK
-	if len(r.sigs) < (i+1)*k {
+	return signatureAt(r.sigs, r.Options.MinHashK, i)
+}
+
+// signatureAt is document i's signature in sigs, where each takes k values; nil when sigs
+// holds none for it.
+func signatureAt(sigs []uint32, k, i int) minhash.Signature {
+	if len(sigs) < (i+1)*k {
 		return nil
 	}
-	return r.sigs[i*k : (i+1)*k : (i+1)*k]
+	return sigs[i*k : (i+1)*k : (i+1)*k]
 }
 
 // Score is how a cluster member compares with its representative.

@@ -407,9 +407,5 @@ func agreeOnBand(a, b minhash.Signature, bands, rows int) bool {
 
 // signature is document i's signature.
 func (sh *Shard) signature(i int) minhash.Signature {
-	k := sh.Options.MinHashK
-	if len(sh.sigs) < (i+1)*k {
-		return nil
-	}
-	return sh.sigs[i*k : (i+1)*k : (i+1)*k]
+	return signatureAt(sh.sigs, sh.Options.MinHashK, i)
 }
