@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -181,8 +182,17 @@ func get(t *testing.T, addr, path string) (int, []byte) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
 	code, b, _ := readAnswer(t, c)
+	// The server closes the connection after its answer, and stops counting it before
+	// the close reaches the client: once the end is read, the connection no longer
+	// takes a slot. A connection the client closed first would be counted until the
+	// server next read it, and the tests that fill MaxConns and the reserve would count
+	// one connection too many.
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("GET %s: the server did not close the connection after its answer", path)
+	}
 	return code, b
 }
 
