@@ -207,7 +207,7 @@ func (f *fingerprints) fingerprint(fpr *neardup.Fingerprinter, docs []neardup.Do
 					continue
 				}
 				f.fps[i], f.feats[i], f.errs[i] = fpr.FingerprintFeatures(docs[i], f.feats[i][:0])
-				f.shingles[i] = appendLow32(f.shingles[i][:0], f.feats[i])
+				f.shingles[i] = minhash.AppendLow32(f.shingles[i][:0], f.feats[i])
 			}
 		})
 	}

@@ -156,14 +156,6 @@ func (s *sets) close() error {
 	return nil
 }
 
-// appendLow32 appends the low 32 bits of each feature hash to dst.
-func appendLow32(dst []uint32, features []uint64) []uint32 {
-	for _, h := range features {
-		dst = append(dst, uint32(h))
-	}
-	return dst
-}
-
 // nearMinHash finds the near pairs among firsts (documents in input order): an lsh.Index
 // banded for recall at the threshold makes the candidates, and each candidate becomes a
 // pair only if the exact similarity of the two sets (Jaccard, or containment with

@@ -128,7 +128,7 @@ func TestSetsAgainstBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw := appendLow32(nil, feats)
+			raw := minhash.AppendLow32(nil, feats)
 			if err := st.add(raw); err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,16 @@ func SortUnique[T uint32 | uint64](features []T) []T {
 	return slices.Compact(features)
 }
 
+// AppendLow32 appends the low 32 bits of each feature hash to dst and returns the
+// extended slice: the 32-bit form of a set that SortUnique, Jaccard and Containment take
+// for half the memory. It allocates only when dst lacks room.
+func AppendLow32(dst []uint32, features []uint64) []uint32 {
+	for _, h := range features {
+		dst = append(dst, uint32(h))
+	}
+	return dst
+}
+
 // intersection returns |a ∩ b| for sorted distinct sets by a linear merge.
 func intersection[T uint32 | uint64](a, b []T) int {
 	n, i, j := 0, 0, 0

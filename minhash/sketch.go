@@ -38,11 +38,7 @@ type Sketch struct {
 // It costs a sort of the features, O(n log n), and allocates only when dst lacks room for
 // len(features) values.
 func NewSketch(dst []uint32, features []uint64, capacity int) Sketch {
-	h := dst[:0]
-	for _, f := range features {
-		h = append(h, uint32(f))
-	}
-	h = SortUnique(h)
+	h := SortUnique(AppendLow32(dst[:0], features))
 	if capacity > 0 && len(h) > capacity {
 		return Sketch{Hashes: h[:capacity:capacity], Sampled: true}
 	}
