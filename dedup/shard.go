@@ -377,7 +377,7 @@ func (sh *Shard) query(ctx context.Context, x SharedIndex, st *sets, qs []int, b
 			}
 			k, _ := slices.BinarySearch(need, p)
 			c := &docs[k]
-			if len(c.Signature) != len(sig) || !agreeOnBand(sig, c.Signature, bands, rows) ||
+			if len(c.Signature) != len(sig) || !lsh.SharesBand(sig, c.Signature, bands, rows) ||
 				minhash.Similarity(sig, c.Signature) < floor {
 				continue
 			}
@@ -392,17 +392,6 @@ func (sh *Shard) query(ctx context.Context, x SharedIndex, st *sets, qs []int, b
 		}
 	}
 	return nil
-}
-
-// agreeOnBand reports whether a and b agree on a whole band: a band key shared by two
-// signatures that differ on it is a 64-bit hash collision, which lsh.Index also ignores.
-func agreeOnBand(a, b minhash.Signature, bands, rows int) bool {
-	for i := range bands {
-		if slices.Equal(a[i*rows:(i+1)*rows], b[i*rows:(i+1)*rows]) {
-			return true
-		}
-	}
-	return false
 }
 
 // signature is document i's signature.

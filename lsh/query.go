@@ -62,15 +62,19 @@ func (c *core) checkHits(hits []hit, sig minhash.Signature, fn func(slot uint32,
 	for _, h := range hits {
 		cand := c.sig(h.slot)
 		i := h.band
-		if slices.Equal(cand[i*r:(i+1)*r], sig[i*r:(i+1)*r]) && !ownedEarlier(cand, sig, i, r) {
+		if slices.Equal(cand[i*r:(i+1)*r], sig[i*r:(i+1)*r]) && !SharesBand(cand, sig, i, r) {
 			fn(h.slot, cand)
 		}
 	}
 }
 
-// ownedEarlier reports whether a and b agree on a whole band before band i.
-func ownedEarlier(a, b minhash.Signature, i, r int) bool {
-	for j := range i {
+// SharesBand reports whether signatures a and b agree on a whole band among the first
+// bands of r rows each: whether an index of those bands makes them candidates. A band key
+// that two signatures share while their rows differ is a 64-bit hash collision, which
+// the index ignores and so must a caller matching band keys of its own. It does not
+// allocate.
+func SharesBand(a, b minhash.Signature, bands, r int) bool {
+	for j := range bands {
 		if slices.Equal(a[j*r:(j+1)*r], b[j*r:(j+1)*r]) {
 			return true
 		}
