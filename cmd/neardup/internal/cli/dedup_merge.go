@@ -44,6 +44,7 @@ func (c *dedupMergeCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "", "write the results into `DIR`, new or empty, created if needed (required)")
 	fs.BoolVar(&c.force, "force", false, "replace --out DIR and everything in it when it is not empty (default false)")
 	fs.StringVar(&c.redis.url, "redis", "", "once the results are written, remove the run's keys from the Redis Cluster at `URL`\n(redis://user:password@host:port,...) (default \"\": leave them)")
+	c.redis.defineAuth(fs)
 	fs.StringVar(&c.redis.prefix, "redis-prefix", "nd", "the `PREFIX` the shards' keys start with, for --redis (default nd)")
 	c.output.define(fs)
 }

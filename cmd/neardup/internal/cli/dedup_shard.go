@@ -36,9 +36,7 @@ func (f *shardFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "with --shard: the run's `NAME`, the same in every shard and new for every run\n(letters, digits, '-', '_', '.') (default \"\": required with --shard)")
 	// serve's Redis flags but --redis-wait, said for a sharded run.
 	fs.StringVar(&f.redis.url, "redis", "", "with --shard: the Redis Cluster at `URL` the shards share their index in:\nredis://host:port[,host:port...], rediss:// for TLS (default \"\": required with --shard)")
-	fs.StringVar(&f.redis.user, "redis-user", "", "authenticate to Redis as `USER` (ACL) (default \"\": the URL's, or none)")
-	fs.StringVar(&f.redis.password, "redis-password", "", "authenticate to Redis with `PASSWORD` (default \"\": the URL's, or none)")
-	fs.StringVar(&f.redis.ca, "redis-ca", "", "verify the Redis servers' TLS certificates against the PEM certificates in `FILE`\ninstead of the system's (default \"\")")
+	f.redis.defineAuth(fs)
 	fs.StringVar(&f.redis.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX` (then the run's name) (default nd)")
 }
 

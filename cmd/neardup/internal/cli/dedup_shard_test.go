@@ -104,7 +104,15 @@ func TestDedupShards(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(dir, "merged")
-	if _, stderr, code := run(t, "", append([]string{"dedup", "merge", "--quiet", "--redis", c.URL(), "--redis-prefix", "t", "--out", merged}, dirs...)...); code != ExitOK {
+	// The merge authenticates with --redis-user and --redis-password: the test cluster has
+	// no such user, so Redis refuses them, and the merge writes its results but says the
+	// keys stay.
+	_, stderr, code := run(t, "", append([]string{"dedup", "merge", "--quiet", "--redis", c.URL(), "--redis-prefix", "t",
+		"--redis-user", "nobody", "--redis-password", "wrong", "--out", merged}, dirs...)...)
+	if code == ExitOK || !strings.Contains(stderr, "the run's keys stay") || !strings.Contains(stderr, "WRONGPASS") {
+		t.Fatalf("merge with a wrong --redis-password: %d\n%s", code, stderr)
+	}
+	if _, stderr, code := run(t, "", append([]string{"dedup", "merge", "--quiet", "--redis", c.URL(), "--redis-prefix", "t", "--force", "--out", merged}, dirs...)...); code != ExitOK {
 		t.Fatalf("merge: %d\n%s", code, stderr)
 	}
 	for _, f := range []string{"keep.txt", "drop.txt", "pairs.jsonl", "clusters.jsonl", "bad.jsonl"} {

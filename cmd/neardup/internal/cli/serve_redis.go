@@ -27,11 +27,17 @@ type redisFlags struct {
 
 func (r *redisFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&r.url, "redis", "", "keep the index in the Redis Cluster at `URL`: redis://host:port[,host:port...], rediss://\nfor TLS; replicas on one cluster share it and give the same verdicts; --data is then\nunused (default \"\": the embedded store in --data)")
+	r.defineAuth(fs)
+	fs.StringVar(&r.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX`, so that several indexes share a cluster (default nd)")
+	fs.IntVar(&r.wait, "redis-wait", 0, "acknowledge an add only once `N` replicas of each master it wrote to have it (Redis WAIT)\n(default 0: once the masters have it)")
+}
+
+// defineAuth defines the flags that say how to reach the cluster beyond its URL: the
+// credentials and the TLS certificates, the same for every command that talks to Redis.
+func (r *redisFlags) defineAuth(fs *flag.FlagSet) {
 	fs.StringVar(&r.user, "redis-user", "", "authenticate to Redis as `USER` (ACL) (default \"\": the URL's, or none)")
 	fs.StringVar(&r.password, "redis-password", "", "authenticate to Redis with `PASSWORD` (default \"\": the URL's, or none)")
 	fs.StringVar(&r.ca, "redis-ca", "", "verify the Redis servers' TLS certificates against the PEM certificates in `FILE`\ninstead of the system's (default \"\")")
-	fs.StringVar(&r.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX`, so that several indexes share a cluster (default nd)")
-	fs.IntVar(&r.wait, "redis-wait", 0, "acknowledge an add only once `N` replicas of each master it wrote to have it (Redis WAIT)\n(default 0: once the masters have it)")
 }
 
 // options returns the store options the flags give, or nil without --redis.
