@@ -14,7 +14,7 @@ import (
 // Each reads every key it writes before it writes any, so that a key its node does not
 // serve (its slot moved, or is moving, since the client last read the slot map) fails
 // the whole call before it changes anything; the caller then runs that call's buckets
-// one script each (readScript, prepScript, resolveScript), which follow MOVED, ASK and
+// one command or script each (HGET, prepScript, resolveScript), which follow MOVED, ASK and
 // TRYAGAIN. Both kinds are idempotent for a given transaction, so a call that failed
 // after it ran (a lost connection) may be run again by bucket.
 
@@ -41,56 +41,32 @@ func (db *DB) groupByMaster(ctx context.Context, n int, key func(int) string) []
 	return groups
 }
 
-// readManyScript is readScript over many fields: ARGV are (bucket, field) pairs, and
-// the answer readScript's three values for each, in order, all read at one moment.
+// readManyScript reads many fields: ARGV are (bucket, field) pairs, and the answer
+// each field's value (nil for none), in order, all read at one moment. A field's value
+// carries the intent on it (field.go), so one HGET reads both.
 var readManyScript = newScript(`#!lua flags=no-writes,allow-cross-slot-keys
 local out = {}
-for i = 1, #ARGV, 2 do
-  local v = redis.call('HGET', ARGV[i], ARGV[i + 1])
-  local l = redis.call('HGET', ARGV[i] .. 'L', ARGV[i + 1])
-  if v then out[#out + 1] = 1 else out[#out + 1] = 0 end
-  out[#out + 1] = v or ''
-  out[#out + 1] = l or ''
-end
+for i = 1, #ARGV, 2 do out[#out + 1] = redis.call('HGET', ARGV[i], ARGV[i + 1]) end
 return out
 `)
 
 // prepManyScript is prepScript over many buckets for transaction ARGV[1]: ARGV[2:]
 // are, for each bucket, its key, its sorted set of fields ("" for none), its number of
-// fields n, then n (field, condition, intent) triples. It answers, for each bucket,
+// fields n, then n (field, condition, head) triples. It answers, for each bucket,
 // "OK" (its intents placed), "C" (a condition failed there) or "L" followed by the
 // transaction that holds one of its fields; a bucket's intents are placed only if it
 // answers OK, whatever the others answer.
-var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaMember + `
+var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + `
 local txn = ARGV[1]
-local out, at = {}, {}
+local out, starts, vs = {}, {}, {}
 local i = 2
 while i <= #ARGV do
-  local k, z, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local first, last = i + 3, i + 3 * n
-  if z ~= '' then redis.call('EXISTS', z) end
-  local r = 'OK'
-  for j = first, last, 3 do
-    local l = redis.call('HGET', k .. 'L', ARGV[j])
-    if l and string.sub(l, 1, 16) ~= txn then r = 'L' .. string.sub(l, 1, 16); break end
-  end
-  if r == 'OK' then
-    for j = first, last, 3 do
-      local c = ARGV[j + 1]
-      if c ~= '' and (redis.call('HGET', k, ARGV[j]) or '') ~= string.sub(c, 2) then r = 'C'; break end
-    end
-  end
-  out[#out + 1], at[#at + 1] = r, i
-  i = last + 3
+  local n = tonumber(ARGV[i + 2])
+  out[#out + 1], starts[#starts + 1] = check(txn, ARGV[i], ARGV[i + 1], i + 3, i + 3 * n, vs) or 'OK', i
+  i = i + 3 + 3 * n
 end
-for g, i in ipairs(at) do
-  if out[g] == 'OK' then
-    local k, z = ARGV[i], ARGV[i + 1]
-    for j = i + 3, i + 3 * tonumber(ARGV[i + 2]), 3 do
-      redis.call('HSET', k .. 'L', ARGV[j], txn .. ARGV[j + 2])
-      if z ~= '' then redis.call('ZADD', z, 0, member(ARGV[j])) end
-    end
-  end
+for g, i in ipairs(starts) do
+  if out[g] == 'OK' then place(ARGV[i], ARGV[i + 1], i + 3, i + 3 * tonumber(ARGV[i + 2]), vs) end
 end
 return out
 `)
@@ -99,28 +75,19 @@ return out
 // transaction, "1" if it committed, the bucket's key, its sorted set of fields ("" for
 // none), its number of fields n, then the n fields. It answers resolveScript's deltas
 // of every bucket, one after the other.
-var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaApply + luaMember + `
-local locks, i = {}, 1
+var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + `
+local vs, i = {}, 1
 while i <= #ARGV do
   local k, z, n = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  redis.call('EXISTS', k)
   if z ~= '' then redis.call('EXISTS', z) end
-  for j = i + 5, i + 4 + n do locks[j] = redis.call('HGET', k .. 'L', ARGV[j]) end
+  for j = i + 5, i + 4 + n do vs[j] = redis.call('HGET', k, ARGV[j]) end
   i = i + 5 + n
 end
 local out = {}
 i = 1
 while i <= #ARGV do
-  local txn, commit, k, z, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  for j = i + 5, i + 4 + n do
-    local f, l, delta = ARGV[j], locks[j], 0
-    if l and string.sub(l, 1, 16) == txn then
-      if commit == '1' then delta = apply(k, f, string.sub(l, 17)) end
-      redis.call('HDEL', k .. 'L', f)
-      if z ~= '' and redis.call('HEXISTS', k, f) == 0 then redis.call('ZREM', z, member(f)) end
-    end
-    out[#out + 1] = delta
-  end
+  local txn, commit, k, z, n = ARGV[i], ARGV[i + 1] == '1', ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+  for j = i + 5, i + 4 + n do out[#out + 1] = settle(txn, commit, k, z, ARGV[j], vs[j]) end
   i = i + 5 + n
 end
 return out

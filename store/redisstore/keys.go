@@ -99,9 +99,6 @@ func indexKey(k string) string { return k + "Z" }
 // orderedMetaKey is the set of the namespaces kept in order.
 func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }
 
-// lockKey is the key of the intents on the fields of bucket k.
-func lockKey(k string) string { return k + "L" }
-
 func (db *DB) statusKey(txn string) string {
 	return db.prefix + ":{" + hex.EncodeToString([]byte(txn)) + "}:t"
 }

@@ -43,9 +43,9 @@ type write struct {
 // keys returns the keys of w's scripts.
 func (w *write) keys() []string {
 	if w.index != "" {
-		return []string{w.key, lockKey(w.key), w.index}
+		return []string{w.key, w.index}
 	}
-	return []string{w.key, lockKey(w.key)}
+	return []string{w.key}
 }
 
 // prepArgs returns the arguments of prepScript for w.
@@ -53,7 +53,7 @@ func (w *write) prepArgs(txn string) []any {
 	args := make([]any, 0, 1+3*len(w.fields))
 	args = append(args, txn)
 	for i, f := range w.fields {
-		args = append(args, f, w.conds[i], w.intents[i])
+		args = append(args, f, w.conds[i], pendingHead(txn, w.intents[i]))
 	}
 	return args
 }
@@ -97,7 +97,7 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 			}
 			recs[field{k, f}] = nil
 			if o.Kind == store.OpPutRecord {
-				v := append([]byte{'n'}, o.Data...)
+				v := append([]byte{'n'}, escRecord(o.Data)...)
 				recs[field{k, f}] = &v
 				maxID, puts = max(maxID, o.ID), true
 			}

@@ -89,95 +89,140 @@ func firstErr(cmds []redis.Cmder) error {
 	return nil
 }
 
-// The Lua scripts run on one bucket each, KEYS[1], and its intents, KEYS[2] (the same
-// slot), so each runs on the node that owns the slot, atomically there. They are sent
-// by SHA (EVALSHA), the script's text only when a node does not know it yet. See
-// keys.go for the layout: a field of a posting bucket holds the committed ids of one
-// posting, a field of a record bucket one committed record, and the same field of the
-// intents hash the pending transaction's id (16 bytes) followed by its intent: "+id" and
-// "-id" joined by commas for a posting, "n" and the record for a put, "d" for a delete.
+// The Lua scripts' fallbacks run on one bucket each, KEYS[1], and when it is an
+// ordered namespace's, its sorted set of fields, KEYS[2] (the same slot), so each runs
+// on the node that owns the slot, atomically there. They are sent by SHA (EVALSHA),
+// the script's text only when a node does not know it yet. See field.go for what a
+// field holds: its committed value and, while a transaction writes it, that
+// transaction's intent: "+id" and "-id" joined by commas for a posting, "n" and the
+// record (escaped) for a put, "d" for a delete.
 
 // prepScript places transaction ARGV[1]'s intents on fields of KEYS[1]: ARGV[2:] are
-// (field, condition, intent) triples, the condition "" for none, else "=" followed by
-// the committed value the field must hold (empty: no ids). It returns {"L", holder}
-// when another transaction holds one of the fields, {"C"} when a condition fails, and
-// {"OK"} once every intent is placed; nothing changes unless it returns OK. KEYS[3],
-// when given, is the bucket's sorted set of fields (an ordered namespace's), where each
-// field gets its member with its intent, so that a reader of the set finds it pending.
-var prepScript = newScript(luaMember + `
-local txn = ARGV[1]
-for i = 2, #ARGV, 3 do
-  local l = redis.call('HGET', KEYS[2], ARGV[i])
-  if l and string.sub(l, 1, 16) ~= txn then return {'L', string.sub(l, 1, 16)} end
-end
-for i = 2, #ARGV, 3 do
-  local c = ARGV[i + 1]
-  if c ~= '' and (redis.call('HGET', KEYS[1], ARGV[i]) or '') ~= string.sub(c, 2) then
-    return {'C'}
-  end
-end
-for i = 2, #ARGV, 3 do
-  redis.call('HSET', KEYS[2], ARGV[i], txn .. ARGV[i + 2])
-  if KEYS[3] then redis.call('ZADD', KEYS[3], 0, member(ARGV[i])) end
-end
-return {'OK'}
+// (field, condition, head) triples, the condition "" for none, else "=" followed by
+// the committed value the field must hold (empty: no ids), the head pendingHead's. It
+// returns "L" followed by the holder when another transaction holds one of the fields,
+// "C" when a condition fails, and "OK" once every intent is placed; nothing changes
+// unless it returns OK. KEYS[2], when given, is the bucket's sorted set of fields (an
+// ordered namespace's), where each field gets its member with its intent, so that a
+// reader of the set finds it pending.
+var prepScript = newScript(luaField + `
+local vs, z = {}, KEYS[2] or ''
+local r = check(ARGV[1], KEYS[1], z, 2, #ARGV, vs)
+if r then return r end
+place(KEYS[1], z, 2, #ARGV, vs)
+return 'OK'
 `)
 
 // resolveScript ends transaction ARGV[1]'s intents on fields ARGV[3:] of KEYS[1]: it
 // applies them when ARGV[2] is "1" (committed) and drops them otherwise (aborted). It
 // returns, for each field, how many ids its posting gained less how many it lost: 0 for
 // a record, or when the field holds no intent of that transaction (resolved already).
-// KEYS[3], when given, is the bucket's sorted set of fields: a field left empty leaves it.
-var resolveScript = newScript(luaApply + luaMember + `
-local out = {}
-for i = 3, #ARGV do
-  local f = ARGV[i]
-  local l = redis.call('HGET', KEYS[2], f)
-  local delta = 0
-  if l and string.sub(l, 1, 16) == ARGV[1] then
-    if ARGV[2] == '1' then delta = apply(KEYS[1], f, string.sub(l, 17)) end
-    redis.call('HDEL', KEYS[2], f)
-    if KEYS[3] and redis.call('HEXISTS', KEYS[1], f) == 0 then redis.call('ZREM', KEYS[3], member(f)) end
-  end
-  out[#out + 1] = delta
-end
+// KEYS[2], when given, is the bucket's sorted set of fields: a field left empty leaves it.
+var resolveScript = newScript(luaField + `
+local vs, out = {}, {}
+for i = 3, #ARGV do vs[i] = redis.call('HGET', KEYS[1], ARGV[i]) end
+for i = 3, #ARGV do out[#out + 1] = settle(ARGV[1], ARGV[2] == '1', KEYS[1], KEYS[2] or '', ARGV[i], vs[i]) end
 return out
 `)
 
-// luaMember is the scripts' member of a field in an ordered bucket's sorted set: its
-// length (4 bytes, big-endian), then the field, so that the set sorts by length first.
-const luaMember = `
+// luaField is the scripts' library over field values (see field.go).
+//
+// member(f) is the member of field f in an ordered bucket's sorted set: its length (4
+// bytes, big-endian), then the field, so that the set sorts by length first.
+//
+// at(v) is where, in field value v, the byte that says whether a committed value
+// follows the intent is, or nil when v holds no intent; base(v, e) is v's committed
+// value (e = at(v)), false for none.
+//
+// apply(c, intent) is committed value c (false for none) after a committed intent (a
+// record's "n" and value, or "d"; a posting's "+id" and "-id" joined by commas, keeping
+// the ids sorted as appendIDs does) and how many ids the posting gained less how many
+// it lost. Lua's < follows the server's locale and its numbers are doubles, so ids are
+// compared as strings by length first.
+//
+// check(txn, k, z, first, last, vs) reads the fields of the (field, condition, head)
+// triples ARGV[first], ARGV[first+3], ..., ARGV[last] of bucket k (and touches its
+// sorted set z, "" for none, so that every key is read before any is written) into vs
+// (their committed values, by index in ARGV); it returns nil when txn may place its
+// intents there, "C" when a condition fails, or "L" and the transaction that holds one
+// of the fields. place(k, z, first, last, vs) then places them.
+//
+// settle(txn, commit, k, z, f, v) ends transaction txn's intent on field f of bucket
+// k, whose value v was read before any write: it applies it when commit, drops it
+// otherwise, and returns apply's count (0 when v holds no intent of txn).
+const luaField = `
 local function member(f)
   local n = #f
   return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
 end
-`
-
-// luaApply is the scripts' apply(k, f, intent): it applies a committed intent to field f
-// of bucket k (a record's "n" and value, or "d"; a posting's "+id" and "-id" joined by
-// commas, keeping the ids sorted as appendIDs does) and returns how many ids the posting
-// gained less how many it lost.
-const luaApply = `
+local function at(v)
+  if not v or string.byte(v, 1) ~= 255 or string.byte(v, 2) == 255 then return nil end
+  local a, b, c, d = string.byte(v, 18, 21)
+  return 22 + ((a * 256 + b) * 256 + c) * 256 + d
+end
+local function base(v, e)
+  if not e then return v end
+  if string.byte(v, e) == 48 then return false end
+  return string.sub(v, e + 1)
+end
 local function less(a, b)
   if #a ~= #b then return #a < #b end
   return a < b
 end
-local function apply(k, f, intent)
-  local c = string.sub(intent, 1, 1)
-  if c == 'n' then redis.call('HSET', k, f, string.sub(intent, 2)); return 0 end
-  if c == 'd' then redis.call('HDEL', k, f); return 0 end
+local function apply(c, intent)
+  local op = string.sub(intent, 1, 1)
+  if op == 'n' then return string.sub(intent, 2), 0 end
+  if op == 'd' then return false, 0 end
+  if not c and not string.find(intent, ',', 1, true) then
+    if op == '+' then return string.sub(intent, 2), 1 end
+    return false, 0
+  end
   local set = {}
-  for id in string.gmatch(redis.call('HGET', k, f) or '', '%d+') do set[id] = true end
+  for id in string.gmatch(c or '', '%d+') do set[id] = true end
   local delta = 0
-  for op, id in string.gmatch(intent, '([+-])(%d+)') do
-    if op == '+' and not set[id] then set[id] = true; delta = delta + 1 end
-    if op == '-' and set[id] then set[id] = nil; delta = delta - 1 end
+  for o, id in string.gmatch(intent, '([+-])(%d+)') do
+    if o == '+' and not set[id] then set[id] = true; delta = delta + 1 end
+    if o == '-' and set[id] then set[id] = nil; delta = delta - 1 end
   end
   local ids = {}
   for id in pairs(set) do ids[#ids + 1] = id end
-  if #ids == 0 then redis.call('HDEL', k, f); return delta end
+  if #ids == 0 then return false, delta end
   table.sort(ids, less)
-  redis.call('HSET', k, f, table.concat(ids, ','))
+  return table.concat(ids, ','), delta
+end
+local function check(txn, k, z, first, last, vs)
+  if z ~= '' then redis.call('EXISTS', z) end
+  for j = first, last, 3 do
+    local v = redis.call('HGET', k, ARGV[j])
+    local e = at(v)
+    if e and string.sub(v, 2, 17) ~= txn then return 'L' .. string.sub(v, 2, 17) end
+    vs[j] = base(v, e)
+  end
+  for j = first, last, 3 do
+    local c = ARGV[j + 1]
+    if c ~= '' and (vs[j] or '') ~= string.sub(c, 2) then return 'C' end
+  end
+  return nil
+end
+local function place(k, z, first, last, vs)
+  for j = first, last, 3 do
+    local c = vs[j]
+    if c then c = '1' .. c else c = '0' end
+    redis.call('HSET', k, ARGV[j], ARGV[j + 2] .. c)
+    if z ~= '' then redis.call('ZADD', z, 0, member(ARGV[j])) end
+  end
+end
+local function settle(txn, commit, k, z, f, v)
+  local e = at(v)
+  if not e or string.sub(v, 2, 17) ~= txn then return 0 end
+  local c, delta = base(v, e), 0
+  if commit then c, delta = apply(c, string.sub(v, 22, e - 1)) end
+  if c then
+    redis.call('HSET', k, f, c)
+  else
+    redis.call('HDEL', k, f)
+    if z ~= '' then redis.call('ZREM', z, member(f)) end
+  end
   return delta
 end
 `
@@ -220,20 +265,4 @@ local n = max
 if carry == 0 then n = string.char(unpack(b)) end
 redis.call('SET', KEYS[1], n)
 return {c, n}
-`)
-
-// readScript reads field ARGV[1] of bucket KEYS[1] and the intent on it at one moment:
-// {1 or 0 (the field exists), its value or "", the intent or ""}. Two HGETs could see
-// the intent resolved between them, and the field as it was before.
-var readScript = newScript(`
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-local l = redis.call('HGET', KEYS[2], ARGV[1])
-if v then return {1, v, l or ''} end
-return {0, '', l or ''}
-`)
-
-// readAllScript reads bucket KEYS[1] and its intents KEYS[2] whole, at one moment:
-// {fields and values, fields and intents}.
-var readAllScript = newScript(`
-return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
 `)

@@ -248,7 +248,7 @@ func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [
 			w := &t.ws[pending[j]]
 			args = append(args, w.key, w.index, len(w.fields))
 			for k, f := range w.fields {
-				args = append(args, f, w.conds[k], w.intents[k])
+				args = append(args, f, w.conds[k], pendingHead(t.id, w.intents[k]))
 			}
 		}
 		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
@@ -285,16 +285,8 @@ func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]in
 		return nil, err
 	}
 	for j, x := range again {
-		r, _ := cmds[j].(*redis.Cmd).Slice()
-		switch {
-		case len(r) == 1 && (r[0] == "OK" || r[0] == "C"):
-			answers[x] = r[0].(string)
-		case len(r) == 2 && r[0] == "L":
-			holder, _ := r[1].(string)
-			answers[x] = "L" + holder
-		default:
-			return nil, fmt.Errorf("prepare answered %v", r)
-		}
+		// placedBy checks the answer.
+		answers[x], _ = cmds[j].(*redis.Cmd).Text()
 	}
 	return answers, nil
 }
