@@ -51,44 +51,65 @@ return out
 `)
 
 // prepManyScript is prepScript over many buckets for transaction ARGV[1]: ARGV[2:]
-// are, for each bucket, its key, its sorted set of fields ("" for none), its number of
-// fields n, then n (field, condition, head) triples. It answers, for each bucket,
+// are, for each bucket, its key, its number of fields n (write.size: negative for an
+// ordered namespace's), then n (field, condition, head) triples. It answers, for each bucket,
 // "OK" (its intents placed), "C" (a condition failed there) or "L" followed by the
 // transaction that holds one of its fields; a bucket's intents are placed only if it
 // answers OK, whatever the others answer.
-var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + `
+var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
 local txn = ARGV[1]
 local out, starts, vs = {}, {}, {}
 local i = 2
 while i <= #ARGV do
-  local n = tonumber(ARGV[i + 2])
-  out[#out + 1], starts[#starts + 1] = check(txn, ARGV[i], ARGV[i + 1], i + 3, i + 3 * n, vs) or 'OK', i
-  i = i + 3 + 3 * n
+  local n, z = bucket(i)
+  out[#out + 1], starts[#starts + 1] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK', i
+  i = i + 2 + 3 * n
 end
 for g, i in ipairs(starts) do
-  if out[g] == 'OK' then place(ARGV[i], ARGV[i + 1], i + 3, i + 3 * tonumber(ARGV[i + 2]), vs) end
+  if out[g] == 'OK' then
+    local n, z = bucket(i)
+    place(ARGV[i], z, i + 2, i - 1 + 3 * n, vs)
+  end
 end
 return out
 `)
 
-// resolveManyScript is resolveScript over many buckets: ARGV are, for each bucket, the
-// transaction, "1" if it committed, the bucket's key, its sorted set of fields ("" for
-// none), its number of fields n, then the n fields. It answers resolveScript's deltas
-// of every bucket, one after the other.
-var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + `
+// resolveManyScript is resolveScript over many buckets: ARGV are, for each
+// transaction, its id, "1" if it committed, its number of buckets, then for each
+// bucket its key, its number of fields n (as prepManyScript has it) and the n fields.
+// It answers resolveScript's deltas of every bucket, one after the other.
+var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
 local vs, i = {}, 1
 while i <= #ARGV do
-  local k, z, n = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  if z ~= '' then redis.call('EXISTS', z) end
-  for j = i + 5, i + 4 + n do vs[j] = redis.call('HGET', k, ARGV[j]) end
-  i = i + 5 + n
+  i = i + 3
+  for _ = 1, tonumber(ARGV[i - 1]) do
+    local n, z = bucket(i)
+    if z ~= '' then redis.call('EXISTS', z) end
+    for j = i + 2, i + 1 + n do vs[j] = redis.call('HGET', ARGV[i], ARGV[j]) end
+    i = i + 2 + n
+  end
 end
 local out = {}
 i = 1
 while i <= #ARGV do
-  local txn, commit, k, z, n = ARGV[i], ARGV[i + 1] == '1', ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  for j = i + 5, i + 4 + n do out[#out + 1] = settle(txn, commit, k, z, ARGV[j], vs[j]) end
-  i = i + 5 + n
+  local txn, commit = ARGV[i], ARGV[i + 1] == '1'
+  i = i + 3
+  for _ = 1, tonumber(ARGV[i - 1]) do
+    local n, z = bucket(i)
+    for j = i + 2, i + 1 + n do out[#out + 1] = settle(txn, commit, ARGV[i], z, ARGV[j], vs[j]) end
+    i = i + 2 + n
+  end
 end
 return out
 `)
+
+// luaBucket is the many-bucket scripts' bucket(i): the number of fields of the bucket
+// whose key is ARGV[i], from ARGV[i + 1], and its sorted set of fields (indexKey), ""
+// for none.
+const luaBucket = `
+local function bucket(i)
+  local n = tonumber(ARGV[i + 1])
+  if n < 0 then return -n, ARGV[i] .. 'Z' end
+  return n, ''
+end
+`

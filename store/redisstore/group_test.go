@@ -28,7 +28,7 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	prep := func(keys ...string) ([]string, error) {
 		args := []any{txn}
 		for _, k := range keys {
-			args = append(args, k, "", 1, "f", "", pendingHead(txn, "+7"))
+			args = append(args, k, 1, "f", noCond, pendingHead(txn, "+7"))
 		}
 		return node.Eval(ctx, prepManyScript.src, keys[:1], args...).StringSlice()
 	}
@@ -48,9 +48,9 @@ func testGroupedScripts(t *testing.T, db *DB) {
 		t.Fatalf("prepare over buckets of its node = %q, %v, %d intents; want OK twice, 2", got, err, locks())
 	}
 	resolve := func(keys ...string) ([]int64, error) {
-		var args []any
+		args := []any{txn, "1", len(keys)}
 		for _, k := range keys {
-			args = append(args, txn, "1", k, "", 1, "f")
+			args = append(args, k, 1, "f")
 		}
 		return node.Eval(ctx, resolveManyScript.src, keys[:1], args...).Int64Slice()
 	}

@@ -29,8 +29,12 @@ func txnStart(txn string) time.Time {
 	return time.Unix(0, int64(binary.BigEndian.Uint64([]byte(txn))))
 }
 
+// noCond is the condition of a field that has none: a posting's committed value (ids
+// and commas) never is "*", so the scripts compare a condition with the value as it is.
+const noCond = "*"
+
 // write is what a batch does to one bucket: an intent on each of its fields, with the
-// condition the field's committed value must meet ("" for none).
+// committed value the field must hold (noCond for any).
 type write struct {
 	key     string
 	index   string // the sorted set of the bucket's fields, "" but for an ordered namespace
@@ -56,6 +60,15 @@ func (w *write) prepArgs(txn string) []any {
 		args = append(args, f, w.conds[i], pendingHead(txn, w.intents[i]))
 	}
 	return args
+}
+
+// size is the scripts over many buckets' count of w's fields: negative for the bucket
+// of an ordered namespace, whose sorted set of fields (indexKey) the scripts keep too.
+func (w *write) size() int {
+	if w.index != "" {
+		return -len(w.fields)
+	}
+	return len(w.fields)
 }
 
 // resolveArgs returns the arguments of resolveScript for w.
@@ -120,7 +133,7 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 		}
 		ids := slices.Clone(c.IDs)
 		slices.SortFunc(ids, cmp.Compare)
-		condOf[field{k, f}] = string(appendIDs([]byte{'='}, slices.Compact(ids)))
+		condOf[field{k, f}] = string(appendIDs(nil, slices.Compact(ids)))
 	}
 	byKey := map[string]int{}
 	for _, f := range order {
@@ -135,7 +148,11 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 		}
 		w := &ws[i]
 		w.fields = append(w.fields, f.name)
-		w.conds = append(w.conds, condOf[f])
+		cond, ok := condOf[f]
+		if !ok {
+			cond = noCond
+		}
+		w.conds = append(w.conds, cond)
 		if p := posts[f]; p != nil {
 			w.ns = append(w.ns, int(p.ns))
 			w.intents = append(w.intents, string(postingIntent(p.ids)))

@@ -71,10 +71,18 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 		for _, g := range db.groupByMaster(ctx, len(parts), func(i int) string { return parts[i].w.key }) {
 			var args []any
 			gp := make([]part, len(g))
+			var last *resolution
+			nb := 0 // where in args the count of the buckets of last is
 			for k, i := range g {
+				// g ascends, so the parts of one resolution follow each other.
 				pt := parts[i]
 				gp[k] = pt
-				args = append(args, pt.r.txn, boolArg(pt.r.commit), pt.w.key, pt.w.index, len(pt.w.fields))
+				if pt.r != last {
+					last, nb = pt.r, len(args)+2
+					args = append(args, pt.r.txn, boolArg(pt.r.commit), 0)
+				}
+				args[nb] = args[nb].(int) + 1
+				args = append(args, pt.w.key, pt.w.size())
 				for _, f := range pt.w.fields {
 					args = append(args, f)
 				}

@@ -98,8 +98,8 @@ func firstErr(cmds []redis.Cmder) error {
 // record (escaped) for a put, "d" for a delete.
 
 // prepScript places transaction ARGV[1]'s intents on fields of KEYS[1]: ARGV[2:] are
-// (field, condition, head) triples, the condition "" for none, else "=" followed by
-// the committed value the field must hold (empty: no ids), the head pendingHead's. It
+// (field, condition, head) triples, the condition the committed value the field must
+// hold (empty: no ids) or noCond, the head pendingHead's. It
 // returns "L" followed by the holder when another transaction holds one of the fields,
 // "C" when a condition fails, and "OK" once every intent is placed; nothing changes
 // unless it returns OK. KEYS[2], when given, is the bucket's sorted set of fields (an
@@ -200,7 +200,7 @@ local function check(txn, k, z, first, last, vs)
   end
   for j = first, last, 3 do
     local c = ARGV[j + 1]
-    if c ~= '' and (vs[j] or '') ~= string.sub(c, 2) then return 'C' end
+    if c ~= '*' and (vs[j] or '') ~= c then return 'C' end
   end
   return nil
 end

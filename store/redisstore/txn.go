@@ -63,7 +63,8 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 		return nil, nil, err
 	}
 	if puts {
-		db.ids.seen(maxID)
+		// Ids from NextID are below the counter already: no script call to raise it.
+		puts = db.ids.seen(maxID)
 	}
 	var rr *recordRead
 	if len(ids) > 0 {
@@ -72,7 +73,7 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	ctx := context.Background()
 	start := time.Now()
 	for {
-		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts, reads: rr}
+		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, raise: puts, reads: rr}
 		err := t.run(ctx)
 		if err == nil && rr != nil {
 			return db.visibleRecords(ctx, rr.out)
@@ -98,9 +99,9 @@ type txn struct {
 	db     *DB
 	id     string
 	ws     []write
-	placed []bool // ws[i]'s intents are placed
-	maxID  uint64 // the largest record id put, when puts
-	puts   bool
+	placed []bool      // ws[i]'s intents are placed
+	maxID  uint64      // the largest record id put
+	raise  bool        // the id counter is to be raised to maxID, in the first prepare
 	reads  *recordRead // read in the first prepare pipeline, nil for none
 }
 
@@ -186,7 +187,7 @@ func (t *txn) prepare(ctx context.Context) error {
 				reads = db.queueReads(ctx, p, t.reads.fs)
 			}
 			groups = t.queuePrep(ctx, p, pending)
-			if t.puts {
+			if t.raise {
 				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
 			}
 			// The counts of earlier writes ride along: no round trip of their own.
@@ -206,7 +207,7 @@ func (t *txn) prepare(ctx context.Context) error {
 		if bump != nil && bump.Err() != nil {
 			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
 		}
-		t.puts = false
+		t.raise = false
 		cmds = cmds[len(rq.cmds):]
 		if t.reads != nil {
 			if err := db.finishReads(ctx, t.reads.fs, reads, cmds, t.reads.out); err != nil {
@@ -246,7 +247,7 @@ func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [
 		args := []any{t.id}
 		for _, j := range g {
 			w := &t.ws[pending[j]]
-			args = append(args, w.key, w.index, len(w.fields))
+			args = append(args, w.key, w.size())
 			for k, f := range w.fields {
 				args = append(args, f, w.conds[k], pendingHead(t.id, w.intents[k]))
 			}
