@@ -25,6 +25,7 @@ func TestKeys(t *testing.T) {
 		{rf, "\x00\x00\x00\x00\x00\x00\x00\x01"},
 		{db.counterKey(), "nd:{id}:n"},
 		{db.metaKey(), "nd:{meta}:buckets"},
+		{db.layoutKey(), "nd:{meta}:layout"},
 		{db.statusKey("0123456789abcdef"), "nd:{30313233343536373839616263646566}:t"},
 	} {
 		if c.got != c.want {
