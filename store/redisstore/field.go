@@ -6,13 +6,15 @@ import "encoding/binary"
 // it, that transaction's intent, in one value, so that a script reads a field and its
 // intent with one HGET and places or resolves an intent with one HSET (or HDEL): the
 // masters' CPU goes to the calls a script makes, and an intent in a hash of its own
-// took twice as many. The forms:
+// took twice as many. The intent is the field's next state, what it holds once the
+// transaction commits, so that resolving it is cutting it out, not computing it. The
+// forms:
 //
 //	committed   the value as it is: a posting's ids (digits and commas), or a record,
 //	            escaped (escRecord) so that it never starts with pendingMark alone
-//	pending     pendingMark, the transaction (16 bytes), the intent's length (4 bytes,
-//	            big-endian), the intent, then '1' and the committed value, or '0' when
-//	            the field has none (a record not yet put, a posting without ids)
+//	pending     pendingMark, the transaction (16 bytes), the next state's length n (4
+//	            bytes, big-endian), '1' and the next state (n bytes) or '0' (the field
+//	            goes), then '1' and the committed value, or '0' when there is none
 //
 // A transaction id starts with its start time's high byte, never 0xff (that is some
 // thousand years off), so a value that starts with pendingMark followed by anything
@@ -20,37 +22,61 @@ import "encoding/binary"
 // a posting of one id is an integer to Redis again, 2 to 9 bytes in a listpack.
 const pendingMark = 0xff
 
-// pendingHead is the start of a field's value while transaction txn's intent is on it:
-// the scripts append '1' and the committed value, or '0'.
-func pendingHead(txn, intent string) string {
-	b := make([]byte, 0, 1+len(txn)+4+len(intent))
+// pendingHead is the start of a field's value while transaction txn's intent is on it,
+// up to the committed value: the next state next, or none when !has. For a field the
+// batch conditions, the client knows the committed value and appends it; otherwise the
+// script does.
+func pendingHead(txn, next string, has bool) string {
+	b := make([]byte, 0, 1+len(txn)+5+len(next))
 	b = append(b, pendingMark)
 	b = append(b, txn...)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(intent)))
-	return string(append(b, intent...))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(next)))
+	if !has {
+		return string(append(b, '0'))
+	}
+	b = append(b, '1')
+	return string(append(b, next...))
 }
 
-// splitField reads a field's stored value raw (present: the field exists) into its
-// committed value and the intent on it; false when raw is in neither form.
+// fieldValue is one field of a bucket, as splitField reads it: its committed value v
+// (has: there is one) and, when txn is not "", the next state a pending transaction
+// leaves it in once committed (next, nextHas).
+type fieldValue struct {
+	v, txn, next  string
+	has, nextHas bool
+}
+
+// state returns the field as it is once its transaction, if any, ended as committed
+// says.
+func (fv *fieldValue) state(committed bool) (string, bool) {
+	if fv.txn != "" && committed {
+		return fv.next, fv.nextHas
+	}
+	return fv.v, fv.has
+}
+
+// splitField reads a field's stored value raw (present: the field exists); false when
+// raw is in neither form.
 func splitField(raw string, present bool) (fieldValue, bool) {
 	if !present || len(raw) == 0 || raw[0] != pendingMark || len(raw) > 1 && raw[1] == pendingMark {
 		return fieldValue{v: raw, has: present}, true
 	}
-	const head = 1 + 16 + 4
+	const head = 1 + 16 + 4 + 1
 	if len(raw) < head+1 {
 		return fieldValue{}, false
 	}
-	n := binary.BigEndian.Uint32([]byte(raw[17:head]))
-	if uint64(n) >= uint64(len(raw)-head) {
+	n := binary.BigEndian.Uint32([]byte(raw[17:21]))
+	if uint64(n) >= uint64(len(raw)-head) || raw[21] != '1' && (raw[21] != '0' || n != 0) {
 		return fieldValue{}, false
 	}
 	e := head + int(n) // the byte that says whether a committed value follows
-	lock := raw[1:17] + raw[head:e]
+	fv := fieldValue{txn: raw[1:17], next: raw[head:e], nextHas: raw[21] == '1'}
 	switch raw[e] {
 	case '1':
-		return fieldValue{v: raw[e+1:], has: true, lock: lock}, true
+		fv.v, fv.has = raw[e+1:], true
+		return fv, true
 	case '0':
-		return fieldValue{lock: lock}, e+1 == len(raw)
+		return fv, e+1 == len(raw)
 	}
 	return fieldValue{}, false
 }

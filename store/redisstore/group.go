@@ -52,23 +52,26 @@ return out
 
 // prepManyScript is prepScript over many buckets for transaction ARGV[1]: ARGV[2:]
 // are, for each bucket, its key, its number of fields n (write.size: negative for an
-// ordered namespace's), then n (field, condition, head) triples. It answers, for each bucket,
-// "OK" (its intents placed), "C" (a condition failed there) or "L" followed by the
-// transaction that holds one of its fields; a bucket's intents are placed only if it
-// answers OK, whatever the others answer.
+// ordered namespace's), then n (field, condition, value) triples. It answers, for each
+// bucket, prepScript's answer: "OK" (its intents placed, and the counts of its
+// markDelta fields), "C" (a condition failed there) or "L" followed by the transaction
+// that holds one of its fields; a bucket's intents are placed only if it answers OK,
+// whatever the others answer.
 var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
 local txn = ARGV[1]
-local out, starts, vs = {}, {}, {}
+local out, starts, ns, zs, vs = {}, {}, {}, {}, {}
 local i = 2
 while i <= #ARGV do
-  local n, z = bucket(i)
-  out[#out + 1], starts[#starts + 1] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK', i
+  local g, n, z = #out + 1, bucket(i)
+  out[g] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK'
+  starts[g], ns[g], zs[g] = i, n, z
   i = i + 2 + 3 * n
 end
 for g, i in ipairs(starts) do
   if out[g] == 'OK' then
-    local n, z = bucket(i)
-    place(ARGV[i], z, i + 2, i - 1 + 3 * n, vs)
+    local d = {}
+    place(txn, ARGV[i], zs[g], i + 2, i - 1 + 3 * ns[g], vs, d)
+    if #d > 0 then out[g] = 'OK,' .. table.concat(d, ',') end
   end
 end
 return out
@@ -77,9 +80,9 @@ return out
 // resolveManyScript is resolveScript over many buckets: ARGV are, for each
 // transaction, its id, "1" if it committed, its number of buckets, then for each
 // bucket its key, its number of fields n (as prepManyScript has it) and the n fields.
-// It answers resolveScript's deltas of every bucket, one after the other.
+// It answers how many fields it was given.
 var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
-local vs, i = {}, 1
+local vs, i, nf = {}, 1, 0
 while i <= #ARGV do
   i = i + 3
   for _ = 1, tonumber(ARGV[i - 1]) do
@@ -87,20 +90,20 @@ while i <= #ARGV do
     if z ~= '' then redis.call('EXISTS', z) end
     for j = i + 2, i + 1 + n do vs[j] = redis.call('HGET', ARGV[i], ARGV[j]) end
     i = i + 2 + n
+    nf = nf + n
   end
 end
-local out = {}
 i = 1
 while i <= #ARGV do
-  local txn, commit = ARGV[i], ARGV[i + 1] == '1'
+  local pfx, commit = '\255' .. ARGV[i], ARGV[i + 1] == '1'
   i = i + 3
   for _ = 1, tonumber(ARGV[i - 1]) do
     local n, z = bucket(i)
-    for j = i + 2, i + 1 + n do out[#out + 1] = settle(txn, commit, ARGV[i], z, ARGV[j], vs[j]) end
+    for j = i + 2, i + 1 + n do settle(pfx, commit, ARGV[i], z, ARGV[j], vs[j]) end
     i = i + 2 + n
   end
 end
-return out
+return nf
 `)
 
 // luaBucket is the many-bucket scripts' bucket(i): the number of fields of the bucket

@@ -28,14 +28,14 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	prep := func(keys ...string) ([]string, error) {
 		args := []any{txn}
 		for _, k := range keys {
-			args = append(args, k, 1, "f", noCond, pendingHead(txn, "+7"))
+			args = append(args, k, 1, "f", markDelta, "+7")
 		}
 		return node.Eval(ctx, prepManyScript.src, keys[:1], args...).StringSlice()
 	}
 	locks := func() (n int) {
 		for _, k := range local {
 			raw, err := node.HGet(ctx, k, "f").Result()
-			if v, _ := splitField(raw, err == nil); v.lock != "" {
+			if v, _ := splitField(raw, err == nil); v.txn != "" {
 				n++
 			}
 		}
@@ -44,21 +44,21 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	if _, err := prep(local[0], local[1], remote[0]); err == nil || locks() != 0 {
 		t.Fatalf("prepare over a bucket of another node: %v, %d intents placed; want an error and none", err, locks())
 	}
-	if got, err := prep(local[0], local[1]); err != nil || !slices.Equal(got, []string{"OK", "OK"}) || locks() != 2 {
-		t.Fatalf("prepare over buckets of its node = %q, %v, %d intents; want OK twice, 2", got, err, locks())
+	if got, err := prep(local[0], local[1]); err != nil || !slices.Equal(got, []string{"OK,1", "OK,1"}) || locks() != 2 {
+		t.Fatalf("prepare over buckets of its node = %q, %v, %d intents; want OK,1 twice, 2", got, err, locks())
 	}
-	resolve := func(keys ...string) ([]int64, error) {
+	resolve := func(keys ...string) (int64, error) {
 		args := []any{txn, "1", len(keys)}
 		for _, k := range keys {
 			args = append(args, k, 1, "f")
 		}
-		return node.Eval(ctx, resolveManyScript.src, keys[:1], args...).Int64Slice()
+		return node.Eval(ctx, resolveManyScript.src, keys[:1], args...).Int64()
 	}
 	if _, err := resolve(local[0], remote[0], local[1]); err == nil || locks() != 2 {
 		t.Fatalf("resolve over a bucket of another node: %v, %d intents left; want an error, and both", err, locks())
 	}
-	if got, err := resolve(local[0], local[1]); err != nil || !slices.Equal(got, []int64{1, 1}) || locks() != 0 {
-		t.Fatalf("resolve over buckets of its node = %v, %v, %d intents left; want [1 1], none", got, err, locks())
+	if got, err := resolve(local[0], local[1]); err != nil || got != 2 || locks() != 0 {
+		t.Fatalf("resolve over buckets of its node = %v, %v, %d intents left; want 2, none", got, err, locks())
 	}
 	read := node.Eval(ctx, readManyScript.src, local[:1], local[0], "f", remote[0], "f")
 	if err := read.Err(); err == nil {

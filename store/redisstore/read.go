@@ -59,48 +59,25 @@ func (m statuses) committed(ctx context.Context, db *DB, txn string) (bool, erro
 	return c, err
 }
 
-// intentOf returns the intent of lock (a transaction and its intent, as a field holds
-// them) if its transaction committed, and false when there is none or it did not commit.
-func (m statuses) intentOf(ctx context.Context, db *DB, lock string) (string, bool, error) {
-	if len(lock) < 16 {
-		return "", false, nil
+// visibleIDs returns the ids of a posting as committed transactions left it, in
+// ascending order.
+func (db *DB) visibleIDs(ctx context.Context, fv fieldValue, m statuses) ([]uint64, error) {
+	v, _, err := db.visible(ctx, fv, m)
+	if err != nil {
+		return nil, err
 	}
-	c, err := m.committed(ctx, db, lock[:16])
-	if err != nil || !c {
-		return "", false, err
-	}
-	return lock[16:], true, nil
-}
-
-// visibleIDs returns the ids of a posting, its committed value v and the intent on it
-// (lock, "" for none), as committed transactions left it, in ascending order.
-func (db *DB) visibleIDs(ctx context.Context, v, lock string, m statuses) ([]uint64, error) {
 	ids, ok := parseIDs(v)
 	if !ok {
 		return nil, fmt.Errorf("redisstore: a posting holds %q, not ids", v)
 	}
-	intent, apply, err := m.intentOf(ctx, db, lock)
-	if err != nil || !apply {
-		return ids, err
-	}
-	if ids, ok = applyIntent(ids, intent); !ok {
-		return nil, fmt.Errorf("redisstore: an intent on a posting holds %q", intent)
-	}
 	return ids, nil
 }
 
-// visibleRecord returns a record, its committed value v (has: there is one) and the
-// intent on it, as committed transactions left it.
-func (db *DB) visibleRecord(ctx context.Context, v string, has bool, lock string, m statuses) ([]byte, bool, error) {
-	intent, apply, err := m.intentOf(ctx, db, lock)
-	if err != nil {
+// visibleRecord returns a record as committed transactions left it.
+func (db *DB) visibleRecord(ctx context.Context, fv fieldValue, m statuses) ([]byte, bool, error) {
+	v, has, err := db.visible(ctx, fv, m)
+	if err != nil || !has {
 		return nil, false, err
-	}
-	if apply && len(intent) > 0 {
-		v, has = intent[1:], intent[0] == 'n'
-	}
-	if !has {
-		return nil, false, nil
 	}
 	rec, ok := unescRecord(v)
 	if !ok {
@@ -109,12 +86,17 @@ func (db *DB) visibleRecord(ctx context.Context, v string, has bool, lock string
 	return []byte(rec), true, nil
 }
 
-// fieldValue is one field of a bucket, as splitField reads it: its committed value v
-// (has: there is one) and the intent on it, lock (the transaction's 16 bytes, then its
-// intent; "" for none).
-type fieldValue struct {
-	v, lock string
-	has     bool
+// visible returns a field's value as committed transactions left it.
+func (db *DB) visible(ctx context.Context, fv fieldValue, m statuses) (string, bool, error) {
+	if fv.txn == "" {
+		return fv.v, fv.has, nil
+	}
+	c, err := m.committed(ctx, db, fv.txn)
+	if err != nil {
+		return "", false, err
+	}
+	v, has := fv.state(c)
+	return v, has, nil
 }
 
 // readFields reads fields of buckets, with their intents, in pipelines of up to 4096
@@ -260,7 +242,7 @@ func (db *DB) idsMany(keys []store.Key) ([][]uint64, error) {
 	out := make([][]uint64, len(keys))
 	m := statuses{}
 	for i, v := range vs {
-		if out[i], err = db.visibleIDs(ctx, v.v, v.lock, m); err != nil {
+		if out[i], err = db.visibleIDs(ctx, v, m); err != nil {
 			return nil, db.reloadOn(err)
 		}
 		if len(out[i]) == 0 {
@@ -303,7 +285,7 @@ func (db *DB) visibleRecords(ctx context.Context, vs []fieldValue) ([][]byte, []
 	m := statuses{}
 	var err error
 	for i, v := range vs {
-		if recs[i], oks[i], err = db.visibleRecord(ctx, v.v, v.has, v.lock, m); err != nil {
+		if recs[i], oks[i], err = db.visibleRecord(ctx, v, m); err != nil {
 			return nil, nil, db.reloadOn(err)
 		}
 	}

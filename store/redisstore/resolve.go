@@ -98,9 +98,9 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 	return q
 }
 
-// done adds the answers of q's commands to the process's counts, resolves again with
-// a resolveScript a bucket the writes of a resolveManyScript that failed, and returns
-// the first error left.
+// done checks the answers of q's commands, resolves again with a resolveScript a
+// bucket the writes of a resolveManyScript that failed, and returns the first error
+// left.
 func (q *queued) done(ctx context.Context, db *DB) error {
 	var first error
 	var again []part
@@ -109,12 +109,12 @@ func (q *queued) done(ctx context.Context, db *DB) error {
 			first = cmp.Or(first, c.Err())
 			continue
 		}
-		deltas, err := c.(*redis.Cmd).Int64Slice()
-		if err == nil && countDeltas(db, q.parts[i], deltas) {
+		n, err := c.(*redis.Cmd).Int64()
+		if err == nil && n == int64(fieldsOf(q.parts[i])) {
 			continue
 		}
 		if q.byText {
-			first = cmp.Or(first, err, fmt.Errorf("resolve answered %v", deltas))
+			first = cmp.Or(first, err, fmt.Errorf("resolve answered %d", n))
 			continue
 		}
 		again = append(again, q.parts[i]...)
@@ -128,34 +128,22 @@ func (q *queued) done(ctx context.Context, db *DB) error {
 		}
 	})
 	for i, c := range cmds {
-		deltas, err := c.(*redis.Cmd).Int64Slice()
-		if err == nil && !countDeltas(db, again[i:i+1], deltas) {
-			err = fmt.Errorf("resolve answered %v", deltas)
+		n, err := c.(*redis.Cmd).Int64()
+		if err == nil && n != int64(fieldsOf(again[i:i+1])) {
+			err = fmt.Errorf("resolve answered %d", n)
 		}
 		first = cmp.Or(first, err)
 	}
 	return first
 }
 
-// countDeltas adds to the process's counts the deltas a resolve answered for the
-// fields of parts, one after the other; false when there are not as many as fields.
-func countDeltas(db *DB, parts []part, deltas []int64) bool {
+// fieldsOf returns how many fields the writes of parts have, which a resolve answers.
+func fieldsOf(parts []part) int {
 	n := 0
 	for _, pt := range parts {
 		n += len(pt.w.fields)
 	}
-	if len(deltas) != n {
-		return false
-	}
-	for _, pt := range parts {
-		for j, d := range deltas[:len(pt.w.fields)] {
-			if d != 0 && pt.w.ns[j] >= 0 {
-				db.addCount(store.Namespace(pt.w.ns[j]), d)
-			}
-		}
-		deltas = deltas[len(pt.w.fields):]
-	}
-	return true
+	return n
 }
 
 // run resolves rs in one pipeline.

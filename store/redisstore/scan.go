@@ -106,7 +106,7 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
 		if len(f) != 8 {
 			return fmt.Errorf("redisstore: a record bucket holds field %q", f)
 		}
-		r, ok, err := db.visibleRecord(ctx, v.v, v.has, v.lock, m)
+		r, ok, err := db.visibleRecord(ctx, v, m)
 		if ok {
 			recs = append(recs, rec{binary.BigEndian.Uint64([]byte(f)), r})
 		}
@@ -157,7 +157,7 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 			}
 			f = key
 		}
-		ids, err := db.visibleIDs(ctx, v.v, v.lock, m)
+		ids, err := db.visibleIDs(ctx, v, m)
 		for _, id := range ids {
 			es = append(es, entry{f, id})
 		}

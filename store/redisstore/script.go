@@ -94,136 +94,163 @@ func firstErr(cmds []redis.Cmder) error {
 // on the node that owns the slot, atomically there. They are sent by SHA (EVALSHA),
 // the script's text only when a node does not know it yet. See field.go for what a
 // field holds: its committed value and, while a transaction writes it, that
-// transaction's intent: "+id" and "-id" joined by commas for a posting, "n" and the
-// record (escaped) for a put, "d" for a delete.
+// transaction's intent, the field's next state.
+//
+// A field's intent comes to the prepare as a (field, condition, value) triple, of one
+// of three kinds:
+//
+//   - condition a committed value (a posting's ids, "" for none): the field must hold
+//     it, and value is the whole pending value, which the client made from the
+//     condition, so that the script only compares and sets (the detector's postings);
+//   - condition markKnown: no condition, value is pendingHead, with the next state
+//     (a record put or deleted), and the script appends the committed value;
+//   - condition markDelta: no condition, value is the changes to a posting's ids ("+id"
+//     and "-id" joined by commas), and the script makes the next state from the
+//     committed ids, and answers how many ids the posting gains less how many it loses.
 
 // prepScript places transaction ARGV[1]'s intents on fields of KEYS[1]: ARGV[2:] are
-// (field, condition, head) triples, the condition the committed value the field must
-// hold (empty: no ids) or noCond, the head pendingHead's. It
-// returns "L" followed by the holder when another transaction holds one of the fields,
-// "C" when a condition fails, and "OK" once every intent is placed; nothing changes
-// unless it returns OK. KEYS[2], when given, is the bucket's sorted set of fields (an
-// ordered namespace's), where each field gets its member with its intent, so that a
-// reader of the set finds it pending.
+// (field, condition, value) triples. It returns "L" followed by the holder when another
+// transaction holds one of the fields, "C" when a condition fails, and "OK" followed
+// by "," and the count of each markDelta field once every intent is placed; nothing
+// changes unless it returns OK. KEYS[2], when given, is the bucket's sorted set of
+// fields (an ordered namespace's), where each field gets its member with its intent,
+// so that a reader of the set finds it pending.
 var prepScript = newScript(luaField + `
-local vs, z = {}, KEYS[2] or ''
+local vs, z, d = {}, KEYS[2] or '', {}
 local r = check(ARGV[1], KEYS[1], z, 2, #ARGV, vs)
 if r then return r end
-place(KEYS[1], z, 2, #ARGV, vs)
-return 'OK'
+place(ARGV[1], KEYS[1], z, 2, #ARGV, vs, d)
+if #d == 0 then return 'OK' end
+return 'OK,' .. table.concat(d, ',')
 `)
 
 // resolveScript ends transaction ARGV[1]'s intents on fields ARGV[3:] of KEYS[1]: it
-// applies them when ARGV[2] is "1" (committed) and drops them otherwise (aborted). It
-// returns, for each field, how many ids its posting gained less how many it lost: 0 for
-// a record, or when the field holds no intent of that transaction (resolved already).
-// KEYS[2], when given, is the bucket's sorted set of fields: a field left empty leaves it.
+// applies them when ARGV[2] is "1" (committed) and drops them otherwise (aborted), and
+// returns how many fields it was given. A field that holds no intent of that
+// transaction (resolved already) is left alone. KEYS[2], when given, is the bucket's
+// sorted set of fields: a field left empty leaves it.
 var resolveScript = newScript(luaField + `
-local vs, out = {}, {}
+local vs, pfx = {}, '\255' .. ARGV[1]
 for i = 3, #ARGV do vs[i] = redis.call('HGET', KEYS[1], ARGV[i]) end
-for i = 3, #ARGV do out[#out + 1] = settle(ARGV[1], ARGV[2] == '1', KEYS[1], KEYS[2] or '', ARGV[i], vs[i]) end
-return out
+for i = 3, #ARGV do settle(pfx, ARGV[2] == '1', KEYS[1], KEYS[2] or '', ARGV[i], vs[i]) end
+return #ARGV - 2
 `)
 
 // luaField is the scripts' library over field values (see field.go).
 //
-// member(f) is the member of field f in an ordered bucket's sorted set: its length (4
-// bytes, big-endian), then the field, so that the set sorts by length first.
+// be32(n) is n in 4 bytes, big-endian; member(f) the member of field f in an ordered
+// bucket's sorted set: its length, then the field, so that the set sorts by length
+// first. holder(v) is the transaction whose intent field value v holds, nil for none;
+// parts(v) the next and the committed state of a pending v (false for none).
 //
-// at(v) is where, in field value v, the byte that says whether a committed value
-// follows the intent is, or nil when v holds no intent; base(v, e) is v's committed
-// value (e = at(v)), false for none.
+// apply(c, intent) is committed ids c (false for none) after markDelta's changes,
+// sorted as appendIDs sorts them (Lua's < follows the server's locale and its numbers
+// are doubles: ids compare as strings, by length first), false for none; nids(s)
+// counts the ids of s.
 //
-// apply(c, intent) is committed value c (false for none) after a committed intent (a
-// record's "n" and value, or "d"; a posting's "+id" and "-id" joined by commas, keeping
-// the ids sorted as appendIDs does) and how many ids the posting gained less how many
-// it lost. Lua's < follows the server's locale and its numbers are doubles, so ids are
-// compared as strings by length first.
+// check(txn, k, z, first, last, vs) reads the fields of the triples ARGV[first],
+// ARGV[first+3], ..., ARGV[last] of bucket k (and touches its sorted set z, "" for
+// none, so that every key is read before any is written) into vs, by index in ARGV;
+// it returns nil when txn may place its intents there, "L" and the transaction that
+// holds one of the fields, or else "C" when a condition fails. A field that holds
+// txn's intent already (a call run again) passes. place(txn, k, z, first, last, vs, d)
+// then places them, appending each markDelta field's count to d.
 //
-// check(txn, k, z, first, last, vs) reads the fields of the (field, condition, head)
-// triples ARGV[first], ARGV[first+3], ..., ARGV[last] of bucket k (and touches its
-// sorted set z, "" for none, so that every key is read before any is written) into vs
-// (their committed values, by index in ARGV); it returns nil when txn may place its
-// intents there, "C" when a condition fails, or "L" and the transaction that holds one
-// of the fields. place(k, z, first, last, vs) then places them.
-//
-// settle(txn, commit, k, z, f, v) ends transaction txn's intent on field f of bucket
-// k, whose value v was read before any write: it applies it when commit, drops it
-// otherwise, and returns apply's count (0 when v holds no intent of txn).
+// settle(pfx, commit, k, z, f, v) ends the intent of the transaction whose pending
+// values start with pfx on field f of bucket k, whose value v was read before any
+// write: the field takes its next state when commit, and keeps its committed one
+// otherwise.
 const luaField = `
-local function member(f)
-  local n = #f
-  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. f
+local function be32(n)
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
 end
-local function at(v)
-  if not v or string.byte(v, 1) ~= 255 or string.byte(v, 2) == 255 then return nil end
-  local a, b, c, d = string.byte(v, 18, 21)
-  return 22 + ((a * 256 + b) * 256 + c) * 256 + d
+local function member(f) return be32(#f) .. f end
+local function holder(v)
+  if not v then return nil end
+  local a, b = string.byte(v, 1, 2)
+  if a == 255 and b ~= 255 then return string.sub(v, 2, 17) end
+  return nil
 end
-local function base(v, e)
-  if not e then return v end
-  if string.byte(v, e) == 48 then return false end
-  return string.sub(v, e + 1)
+local function parts(v)
+  local n1, n2, n3, n4, a = string.byte(v, 18, 22)
+  local e = 23 + ((n1 * 256 + n2) * 256 + n3) * 256 + n4
+  local nxt, cur = false, false
+  if a == 49 then nxt = string.sub(v, 23, e - 1) end
+  if string.byte(v, e) == 49 then cur = string.sub(v, e + 1) end
+  return nxt, cur
 end
 local function less(a, b)
   if #a ~= #b then return #a < #b end
   return a < b
 end
 local function apply(c, intent)
-  local op = string.sub(intent, 1, 1)
-  if op == 'n' then return string.sub(intent, 2), 0 end
-  if op == 'd' then return false, 0 end
-  if not c and not string.find(intent, ',', 1, true) then
-    if op == '+' then return string.sub(intent, 2), 1 end
-    return false, 0
-  end
   local set = {}
   for id in string.gmatch(c or '', '%d+') do set[id] = true end
-  local delta = 0
   for o, id in string.gmatch(intent, '([+-])(%d+)') do
-    if o == '+' and not set[id] then set[id] = true; delta = delta + 1 end
-    if o == '-' and set[id] then set[id] = nil; delta = delta - 1 end
+    if o == '+' then set[id] = true else set[id] = nil end
   end
   local ids = {}
   for id in pairs(set) do ids[#ids + 1] = id end
-  if #ids == 0 then return false, delta end
+  if #ids == 0 then return false end
   table.sort(ids, less)
-  return table.concat(ids, ','), delta
+  return table.concat(ids, ',')
+end
+local function nids(s)
+  if not s or s == '' then return 0 end
+  local _, n = string.gsub(s, ',', ',')
+  return n + 1
 end
 local function check(txn, k, z, first, last, vs)
   if z ~= '' then redis.call('EXISTS', z) end
+  local r = nil
   for j = first, last, 3 do
-    local v = redis.call('HGET', k, ARGV[j])
-    local e = at(v)
-    if e and string.sub(v, 2, 17) ~= txn then return 'L' .. string.sub(v, 2, 17) end
-    vs[j] = base(v, e)
+    local v, c = redis.call('HGET', k, ARGV[j]), ARGV[j + 1]
+    vs[j] = v
+    if not (v == c or (not v and c == '') or v == ARGV[j + 2]) then
+      local h = holder(v)
+      if h and h ~= txn then return 'L' .. h end
+      if not h and c ~= '*' and c ~= '+' then r = 'C' end
+    end
   end
-  for j = first, last, 3 do
-    local c = ARGV[j + 1]
-    if c ~= '*' and (vs[j] or '') ~= c then return 'C' end
-  end
-  return nil
+  return r
 end
-local function place(k, z, first, last, vs)
+local function place(txn, k, z, first, last, vs, d)
   for j = first, last, 3 do
-    local c = vs[j]
-    if c then c = '1' .. c else c = '0' end
-    redis.call('HSET', k, ARGV[j], ARGV[j + 2] .. c)
-    if z ~= '' then redis.call('ZADD', z, 0, member(ARGV[j])) end
+    local f, c, x, v = ARGV[j], ARGV[j + 1], ARGV[j + 2], vs[j]
+    if c == '+' then
+      local nxt, cur = false, v
+      if holder(v) == txn then nxt, cur = parts(v) else nxt = apply(v, x) end
+      d[#d + 1] = nids(nxt) - nids(cur)
+      if nxt then x = '\255' .. txn .. be32(#nxt) .. '1' .. nxt else x = '\255' .. txn .. be32(0) .. '0' end
+      if cur then x = x .. '1' .. cur else x = x .. '0' end
+      redis.call('HSET', k, f, x)
+    elseif c == '*' then
+      if holder(v) ~= txn then
+        if v then x = x .. '1' .. v else x = x .. '0' end
+        redis.call('HSET', k, f, x)
+      end
+    elseif v ~= x then
+      redis.call('HSET', k, f, x)
+    end
+    if z ~= '' then redis.call('ZADD', z, 0, member(f)) end
   end
 end
-local function settle(txn, commit, k, z, f, v)
-  local e = at(v)
-  if not e or string.sub(v, 2, 17) ~= txn then return 0 end
-  local c, delta = base(v, e), 0
-  if commit then c, delta = apply(c, string.sub(v, 22, e - 1)) end
-  if c then
-    redis.call('HSET', k, f, c)
+local function settle(pfx, commit, k, z, f, v)
+  if not v or string.sub(v, 1, 17) ~= pfx then return end
+  local n1, n2, n3, n4, a = string.byte(v, 18, 22)
+  local e = 23 + ((n1 * 256 + n2) * 256 + n3) * 256 + n4
+  local s = false
+  if commit then
+    if a == 49 then s = string.sub(v, 23, e - 1) end
+  elseif string.byte(v, e) == 49 then
+    s = string.sub(v, e + 1)
+  end
+  if s then
+    redis.call('HSET', k, f, s)
   else
     redis.call('HDEL', k, f)
     if z ~= '' then redis.call('ZREM', z, member(f)) end
   end
-  return delta
 end
 `
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +105,9 @@ type txn struct {
 	maxID  uint64      // the largest record id put
 	raise  bool        // the id counter is to be raised to maxID, in the first prepare
 	reads  *recordRead // read in the first prepare pipeline, nil for none
+	// counts are how many ids the placed intents add to each namespace less how many
+	// they take: the process's counts take them once the transaction commits.
+	counts map[store.Namespace]int64
 }
 
 // run runs the attempt: prepare (place an intent on every field, checking conditions),
@@ -121,6 +126,9 @@ func (t *txn) run(ctx context.Context) error {
 		return t.abort(ctx, errWounded)
 	}
 	db.remember(t.id)
+	for ns, n := range t.counts {
+		db.addCount(ns, n)
+	}
 	if db.opt.Wait == 0 {
 		db.later.add(t.id, t.ws)
 		return nil
@@ -249,7 +257,7 @@ func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [
 			w := &t.ws[pending[j]]
 			args = append(args, w.key, w.size())
 			for k, f := range w.fields {
-				args = append(args, f, w.conds[k], pendingHead(t.id, w.intents[k]))
+				args = append(args, f, w.conds[k], w.value(t.id, k))
 			}
 		}
 		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
@@ -292,15 +300,18 @@ func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]in
 	return answers, nil
 }
 
-// placedBy reads the prepare answers of the writes pending, marking those placed; it
-// returns the writes each other transaction blocks, store.ErrConflict when a condition
-// failed, or another error.
+// placedBy reads the prepare answers of the writes pending, marking those placed and
+// counting their changes; it returns the writes each other transaction blocks,
+// store.ErrConflict when a condition failed, or another error.
 func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error) {
 	blockers := map[string][]int{}
 	conflict := false
 	for j, i := range pending {
 		switch a := answers[j]; {
-		case a == "OK":
+		case a == "OK" || strings.HasPrefix(a, "OK,"):
+			if err := t.count(&t.ws[i], a[2:]); err != nil {
+				return nil, err
+			}
 			t.placed[i] = true
 		case a == "C":
 			conflict = true
@@ -314,6 +325,35 @@ func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error
 		return nil, store.ErrConflict
 	}
 	return blockers, nil
+}
+
+// count adds to t.counts the changes of the intents of w, whose prepare answered OK
+// followed by deltas, the counts of its markDelta fields, each after a comma.
+func (t *txn) count(w *write, deltas string) error {
+	ds := strings.Split(deltas, ",")[1:]
+	for k, ns := range w.ns {
+		d := w.deltas[k]
+		if w.conds[k] == markDelta {
+			if len(ds) == 0 {
+				return fmt.Errorf("redisstore: prepare answered too few counts: OK%s", deltas)
+			}
+			n, err := strconv.ParseInt(ds[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("redisstore: prepare answered count %q", ds[0])
+			}
+			d, ds = n, ds[1:]
+		}
+		if d != 0 && ns >= 0 {
+			if t.counts == nil {
+				t.counts = map[store.Namespace]int64{}
+			}
+			t.counts[store.Namespace(ns)] += d
+		}
+	}
+	if len(ds) != 0 {
+		return fmt.Errorf("redisstore: prepare answered too many counts: OK%s", deltas)
+	}
+	return nil
 }
 
 // settleAll settles every blocker, then returns errWounded if an older transaction
