@@ -42,7 +42,7 @@ func pendingHead(txn, next string, has bool) string {
 // (has: there is one) and, when txn is not "", the next state a pending transaction
 // leaves it in once committed (next, nextHas).
 type fieldValue struct {
-	v, txn, next  string
+	v, txn, next string
 	has, nextHas bool
 }
 
