@@ -11,12 +11,15 @@ import (
 // and the call, not the work in it, is most of their CPU. These scripts carry every
 // bucket that one master serves in one call: they run on many slots of their node
 // (allow-cross-slot-keys) and are routed by their one declared key, the first bucket.
-// Each reads every key it writes before it writes any, so that a key its node does not
-// serve (its slot moved, or is moving, since the client last read the slot map) fails
-// the whole call before it changes anything; the caller then runs that call's buckets
-// one command or script each (HGET, prepScript, resolveScript), which follow MOVED, ASK and
-// TRYAGAIN. Both kinds are idempotent for a given transaction, so a call that failed
-// after it ran (a lost connection) may be run again by bucket.
+// A key its node does not serve (its slot moved, or is moving, since the client last
+// read the slot map) fails the call there; the caller then runs that call's buckets
+// one command or script each (HGET, prepScript, resolveScript), which follow MOVED,
+// ASK and TRYAGAIN. The read and the resolve read every key before they write any, so
+// they fail before any change. The prepare may have placed some of its intents (a new
+// field's, which it sets as it checks it): run again, a prepare finds its own intents
+// and passes, and an attempt that aborts drops every intent of a call that failed.
+// Both kinds are idempotent for a given transaction, so a call that failed after it
+// ran (a lost connection) may be run again by bucket.
 
 // groupByMaster returns the indexes 0..n-1, grouped by the master the client maps
 // key(i) to, in order of first appearance; an index whose master the client cannot

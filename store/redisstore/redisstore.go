@@ -76,7 +76,7 @@ type DB struct {
 	mu        sync.Mutex
 	committed map[string]bool // transactions known committed (final), bounded by maxCache
 	// counts are the changes to each namespace's count of postings that this process
-	// resolved and has not yet added to the count keys: the next transaction's prepare
+	// committed and has not yet added to the count keys: the next transaction's prepare
 	// pipeline does, or Count.
 	counts map[store.Namespace]int64
 }

@@ -159,13 +159,10 @@ func (rs resolutions) run(ctx context.Context, db *DB) error {
 // laterQueue holds the committed transactions whose resolves wait for the process's
 // next prepare (or resolveDelay). Safe for concurrent use.
 type laterQueue struct {
-	// running is held by resolveLater while it resolves what it took, so that Count,
-	// which resolves first, does not count before a timer's resolve it overlapped.
-	running sync.Mutex
-	mu      sync.Mutex
-	rs      resolutions
-	timer   *time.Timer
-	flush   func() // what the timer runs
+	mu    sync.Mutex
+	rs    resolutions
+	timer *time.Timer
+	flush func() // what the timer runs
 }
 
 // add queues the resolve of committed transaction txn's writes.
@@ -220,8 +217,6 @@ func (db *DB) flushLater() {
 // resolveLater resolves every transaction waiting in db.later, in one pipeline, and
 // puts them back if it fails.
 func (db *DB) resolveLater(ctx context.Context) error {
-	db.later.running.Lock()
-	defer db.later.running.Unlock()
 	rs := db.later.take()
 	if len(rs) == 0 {
 		return nil

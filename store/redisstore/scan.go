@@ -175,9 +175,9 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	return nil
 }
 
-// addCount adds n to the change of namespace ns's count that this process resolved and
-// has not yet added to its count key: the next transaction's prepare pipeline does, or
-// Count, or Close.
+// addCount adds n to the change of namespace ns's count that this process committed
+// and has not yet added to its count key: the next transaction's prepare pipeline
+// does, or Count, or Close.
 func (db *DB) addCount(ns store.Namespace, n int64) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -199,19 +199,15 @@ func (db *DB) takeCounts() map[store.Namespace]int64 {
 var _ store.Counter = (*DB)(nil)
 
 // Count returns the number of postings in namespace ns: a count key that every process
-// adds its resolved changes to with its next write (Count resolves this process's
-// waiting transactions and adds its changes first). So it lags by the last write of
-// each other process, and misses the last write of a process that died after it. Three
-// round trips at most.
+// adds its committed changes to with its next write (Count adds this process's
+// first). So it lags by the last write of each other process, and misses the last
+// write of a process that died after it. Two round trips at most.
 func (db *DB) Count(ns store.Namespace) (int64, error) {
 	if !db.gate.Enter() {
 		return 0, store.ErrClosed
 	}
 	defer db.gate.Leave()
 	ctx := context.Background()
-	if err := db.resolveLater(ctx); err != nil {
-		return 0, err
-	}
 	if err := db.flushCounts(ctx); err != nil {
 		return 0, err
 	}

@@ -150,11 +150,13 @@ return #ARGV - 2
 //
 // check(txn, k, z, first, last, vs) reads the fields of the triples ARGV[first],
 // ARGV[first+3], ..., ARGV[last] of bucket k (and touches its sorted set z, "" for
-// none, so that every key is read before any is written) into vs, by index in ARGV;
-// it returns nil when txn may place its intents there, "L" and the transaction that
-// holds one of the fields, or else "C" when a condition fails. A field that holds
-// txn's intent already (a call run again) passes. place(txn, k, z, first, last, vs, d)
-// then places them, appending each markDelta field's count to d.
+// none) into vs, by index in ARGV; it returns nil when txn may place its intents
+// there, "L" and the transaction that holds one of the fields, or else "C" when a
+// condition fails. A field that must be absent gets its value at once (HSETNX, one
+// call where reading and setting are two: most of an add's postings are new), and
+// loses it again if the bucket does not pass. A field that holds txn's intent already
+// (a call run again) passes. place(txn, k, z, first, last, vs, d) then places the
+// others, appending each markDelta field's count to d.
 //
 // settle(pfx, commit, k, z, f, v) ends the intent of the transaction whose pending
 // values start with pfx on field f of bucket k, whose value v was read before any
@@ -202,16 +204,22 @@ local function nids(s)
 end
 local function check(txn, k, z, first, last, vs)
   if z ~= '' then redis.call('EXISTS', z) end
-  local r = nil
+  local r, set = nil, {}
   for j = first, last, 3 do
-    local v, c = redis.call('HGET', k, ARGV[j]), ARGV[j + 1]
+    local c, x, v = ARGV[j + 1], ARGV[j + 2], nil
+    if c == '' and redis.call('HSETNX', k, ARGV[j], x) == 1 then
+      v, set[#set + 1] = x, ARGV[j]
+    else
+      v = redis.call('HGET', k, ARGV[j])
+    end
     vs[j] = v
-    if not (v == c or (not v and c == '') or v == ARGV[j + 2]) then
+    if not (v == c or (not v and c == '') or v == x) then
       local h = holder(v)
-      if h and h ~= txn then return 'L' .. h end
+      if h and h ~= txn then r = 'L' .. h; break end
       if not h and c ~= '*' and c ~= '+' then r = 'C' end
     end
   end
+  if r and #set > 0 then redis.call('HDEL', k, unpack(set)) end
   return r
 end
 local function place(txn, k, z, first, last, vs, d)

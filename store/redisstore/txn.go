@@ -101,7 +101,7 @@ type txn struct {
 	db     *DB
 	id     string
 	ws     []write
-	placed []bool      // ws[i]'s intents are placed
+	placed []bool      // ws[i]'s intents are placed, or may be
 	maxID  uint64      // the largest record id put
 	raise  bool        // the id counter is to be raised to maxID, in the first prepare
 	reads  *recordRead // read in the first prepare pipeline, nil for none
@@ -283,6 +283,10 @@ func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]in
 	}
 	if len(again) == 0 {
 		return answers, nil
+	}
+	for _, x := range again {
+		// The call may have placed some of their intents: an abort drops them.
+		t.placed[pending[x]] = true
 	}
 	cmds, err := t.db.pipelined(ctx, func(p redis.Pipeliner) {
 		for _, x := range again {
