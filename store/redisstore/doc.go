@@ -14,10 +14,12 @@
 // posting holds its ids in decimal, comma-separated (a single id is an integer to
 // Redis). A record is the field id (8 bytes, big-endian) of one of Options.Buckets
 // record buckets. A namespace kept in order (Order) has 256 buckets of its own, each
-// with a sorted set of its keys beside it. Beside every bucket, in the same slot, a
-// second hash holds the intents of pending transactions on its fields, and is absent
-// when there are none. The id counter is one more key; NextID reserves ids from it in
-// blocks.
+// with a sorted set of its keys beside it. A pending transaction's intent on a field
+// is in the field's own value, after a mark that no committed value starts with:
+// the transaction and the field's next state, then its committed value; resolved, the
+// field holds its committed value alone. The id counter is one more key; NextID
+// reserves ids from it in blocks. The layout's version is kept with the store, and
+// Open refuses a store of another (ErrLayout).
 //
 // # Atomic batches across slots
 //
@@ -26,14 +28,16 @@
 // atomic step:
 //
 //  1. Prepare: on every bucket the batch writes, a script places the transaction's
-//     intent on each of its fields (its id and the changes, in the intents hash) unless
-//     another transaction holds one of them, and checks ApplyIf's conditions there. One
-//     script call carries every bucket of one master (see group.go), one pipelined round
-//     trip to each master in parallel.
+//     intent on each of its fields (its id and the field's next state, which the client
+//     makes from ApplyIf's condition when there is one) unless another transaction
+//     holds one of them, and checks the conditions there. One script call carries every
+//     bucket of one master (see group.go), one pipelined round trip to each master in
+//     parallel.
 //  2. Commit: SET status "c" NX. From here the batch is applied, whatever happens next,
 //     and Apply returns.
-//  3. Resolve: on every bucket, a script applies the intents and drops them; then the
-//     status expires after a minute. This rides in the process's next prepare
+//  3. Resolve: on every bucket, a script leaves each field in its next state (or, for
+//     an aborted transaction, its committed one); then the status expires after a
+//     minute. This rides in the process's next prepare
 //     pipeline, or goes alone once the process has written nothing for 20 ms: a
 //     writer's batch costs two round trips of its own. With Options.Wait it is part of
 //     the write, followed by WAIT on each master.
@@ -48,7 +52,9 @@
 // their text only to a node that does not know them yet. Reads, prepares and resolves
 // go as one script call for each master, over all the buckets it serves
 // (allow-cross-slot-keys), and fall back to a call a bucket, which follows the cluster's
-// redirects, when a slot is on the move: an add costs some 13 commands, not 150.
+// redirects, when a slot is on the move: an add costs some 13 commands, not 150, and
+// each of its postings 5 hash commands inside them (read: HGET; prepare: HGET, HSET;
+// resolve: HGET, HSET).
 //
 // # Caveats
 //

@@ -12,6 +12,10 @@ var ErrOptions = errors.New("redisstore: bad options")
 // errors.Is.
 var ErrWait = errors.New("redisstore: too few replicas acknowledged the write")
 
+// ErrLayout reports a store written by a version of neardup whose key layout this one
+// does not read: Open refuses it rather than misread it. Test for it with errors.Is.
+var ErrLayout = errors.New("redisstore: the store has another key layout")
+
 // errNoID is NextID's error once a record id or an id it returned is the largest uint64;
 // callers have nothing to do about it but start a new store, so it is no class.
 var errNoID = errors.New("redisstore: no id left: a record id or an id NextID returned is the largest uint64")

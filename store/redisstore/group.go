@@ -11,12 +11,15 @@ import (
 // and the call, not the work in it, is most of their CPU. These scripts carry every
 // bucket that one master serves in one call: they run on many slots of their node
 // (allow-cross-slot-keys) and are routed by their one declared key, the first bucket.
-// Each reads every key it writes before it writes any, so that a key its node does not
-// serve (its slot moved, or is moving, since the client last read the slot map) fails
-// the whole call before it changes anything; the caller then runs that call's buckets
-// one script each (readScript, prepScript, resolveScript), which follow MOVED, ASK and
-// TRYAGAIN. Both kinds are idempotent for a given transaction, so a call that failed
-// after it ran (a lost connection) may be run again by bucket.
+// A key its node does not serve (its slot moved, or is moving, since the client last
+// read the slot map) fails the call there; the caller then runs that call's buckets
+// one command or script each (HGET, prepScript, resolveScript), which follow MOVED,
+// ASK and TRYAGAIN. The read and the resolve read every key before they write any, so
+// they fail before any change. The prepare may have placed some of its intents (a new
+// field's, which it sets as it checks it): run again, a prepare finds its own intents
+// and passes, and an attempt that aborts drops every intent of a call that failed.
+// Both kinds are idempotent for a given transaction, so a call that failed after it
+// ran (a lost connection) may be run again by bucket.
 
 // groupByMaster returns the indexes 0..n-1, grouped by the master the client maps
 // key(i) to, in order of first appearance; an index whose master the client cannot
@@ -41,87 +44,78 @@ func (db *DB) groupByMaster(ctx context.Context, n int, key func(int) string) []
 	return groups
 }
 
-// readManyScript is readScript over many fields: ARGV are (bucket, field) pairs, and
-// the answer readScript's three values for each, in order, all read at one moment.
+// readManyScript reads many fields: ARGV are (bucket, field) pairs, and the answer
+// each field's value (nil for none), in order, all read at one moment. A field's value
+// carries the intent on it (field.go), so one HGET reads both.
 var readManyScript = newScript(`#!lua flags=no-writes,allow-cross-slot-keys
 local out = {}
-for i = 1, #ARGV, 2 do
-  local v = redis.call('HGET', ARGV[i], ARGV[i + 1])
-  local l = redis.call('HGET', ARGV[i] .. 'L', ARGV[i + 1])
-  if v then out[#out + 1] = 1 else out[#out + 1] = 0 end
-  out[#out + 1] = v or ''
-  out[#out + 1] = l or ''
-end
+for i = 1, #ARGV, 2 do out[#out + 1] = redis.call('HGET', ARGV[i], ARGV[i + 1]) end
 return out
 `)
 
 // prepManyScript is prepScript over many buckets for transaction ARGV[1]: ARGV[2:]
-// are, for each bucket, its key, its sorted set of fields ("" for none), its number of
-// fields n, then n (field, condition, intent) triples. It answers, for each bucket,
-// "OK" (its intents placed), "C" (a condition failed there) or "L" followed by the
-// transaction that holds one of its fields; a bucket's intents are placed only if it
-// answers OK, whatever the others answer.
-var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaMember + `
+// are, for each bucket, its key, its number of fields n (write.size: negative for an
+// ordered namespace's), then n (field, condition, value) triples. It answers, for each
+// bucket, prepScript's answer: "OK" (its intents placed, and the counts of its
+// markDelta fields), "C" (a condition failed there) or "L" followed by the transaction
+// that holds one of its fields; a bucket's intents are placed only if it answers OK,
+// whatever the others answer.
+var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
 local txn = ARGV[1]
-local out, at = {}, {}
+local out, starts, ns, zs, vs = {}, {}, {}, {}, {}
 local i = 2
 while i <= #ARGV do
-  local k, z, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local first, last = i + 3, i + 3 * n
-  if z ~= '' then redis.call('EXISTS', z) end
-  local r = 'OK'
-  for j = first, last, 3 do
-    local l = redis.call('HGET', k .. 'L', ARGV[j])
-    if l and string.sub(l, 1, 16) ~= txn then r = 'L' .. string.sub(l, 1, 16); break end
-  end
-  if r == 'OK' then
-    for j = first, last, 3 do
-      local c = ARGV[j + 1]
-      if c ~= '' and (redis.call('HGET', k, ARGV[j]) or '') ~= string.sub(c, 2) then r = 'C'; break end
-    end
-  end
-  out[#out + 1], at[#at + 1] = r, i
-  i = last + 3
+  local g, n, z = #out + 1, bucket(i)
+  out[g] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK'
+  starts[g], ns[g], zs[g] = i, n, z
+  i = i + 2 + 3 * n
 end
-for g, i in ipairs(at) do
+for g, i in ipairs(starts) do
   if out[g] == 'OK' then
-    local k, z = ARGV[i], ARGV[i + 1]
-    for j = i + 3, i + 3 * tonumber(ARGV[i + 2]), 3 do
-      redis.call('HSET', k .. 'L', ARGV[j], txn .. ARGV[j + 2])
-      if z ~= '' then redis.call('ZADD', z, 0, member(ARGV[j])) end
-    end
+    local d = {}
+    place(txn, ARGV[i], zs[g], i + 2, i - 1 + 3 * ns[g], vs, d)
+    if #d > 0 then out[g] = 'OK,' .. table.concat(d, ',') end
   end
 end
 return out
 `)
 
-// resolveManyScript is resolveScript over many buckets: ARGV are, for each bucket, the
-// transaction, "1" if it committed, the bucket's key, its sorted set of fields ("" for
-// none), its number of fields n, then the n fields. It answers resolveScript's deltas
-// of every bucket, one after the other.
-var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaApply + luaMember + `
-local locks, i = {}, 1
+// resolveManyScript is resolveScript over many buckets: ARGV are, for each
+// transaction, its id, "1" if it committed, its number of buckets, then for each
+// bucket its key, its number of fields n (as prepManyScript has it) and the n fields.
+// It answers how many fields it was given.
+var resolveManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
+local vs, i, nf = {}, 1, 0
 while i <= #ARGV do
-  local k, z, n = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  redis.call('EXISTS', k)
-  if z ~= '' then redis.call('EXISTS', z) end
-  for j = i + 5, i + 4 + n do locks[j] = redis.call('HGET', k .. 'L', ARGV[j]) end
-  i = i + 5 + n
+  i = i + 3
+  for _ = 1, tonumber(ARGV[i - 1]) do
+    local n, z = bucket(i)
+    if z ~= '' then redis.call('EXISTS', z) end
+    for j = i + 2, i + 1 + n do vs[j] = redis.call('HGET', ARGV[i], ARGV[j]) end
+    i = i + 2 + n
+    nf = nf + n
+  end
 end
-local out = {}
 i = 1
 while i <= #ARGV do
-  local txn, commit, k, z, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-  for j = i + 5, i + 4 + n do
-    local f, l, delta = ARGV[j], locks[j], 0
-    if l and string.sub(l, 1, 16) == txn then
-      if commit == '1' then delta = apply(k, f, string.sub(l, 17)) end
-      redis.call('HDEL', k .. 'L', f)
-      if z ~= '' and redis.call('HEXISTS', k, f) == 0 then redis.call('ZREM', z, member(f)) end
-    end
-    out[#out + 1] = delta
+  local pfx, commit = '\255' .. ARGV[i], ARGV[i + 1] == '1'
+  i = i + 3
+  for _ = 1, tonumber(ARGV[i - 1]) do
+    local n, z = bucket(i)
+    for j = i + 2, i + 1 + n do settle(pfx, commit, ARGV[i], z, ARGV[j], vs[j]) end
+    i = i + 2 + n
   end
-  i = i + 5 + n
 end
-return out
+return nf
 `)
+
+// luaBucket is the many-bucket scripts' bucket(i): the number of fields of the bucket
+// whose key is ARGV[i], from ARGV[i + 1], and its sorted set of fields (indexKey), ""
+// for none.
+const luaBucket = `
+local function bucket(i)
+  local n = tonumber(ARGV[i + 1])
+  if n < 0 then return -n, ARGV[i] .. 'Z' end
+  return n, ''
+end
+`

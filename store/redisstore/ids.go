@@ -28,16 +28,21 @@ type idBlock struct {
 	mu        sync.Mutex
 	next, end uint64
 	taken     time.Time
+	// counter is the highest value this process saw the store's id counter at, which
+	// only rises: a batch whose record ids are all at or below it need not raise it.
+	counter uint64
 }
 
 // seen drops the block if a record id this process puts is in it or above it, so that
-// the next id is above that record.
-func (b *idBlock) seen(id uint64) {
+// the next id is above that record, and reports whether the store's counter must be
+// raised to id: false when it is there already.
+func (b *idBlock) seen(id uint64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if id >= b.next {
 		b.next, b.end = 0, 0
 	}
+	return id > b.counter
 }
 
 // NextID hands out the next id of a block of idBlockSize it reserves from the store's
@@ -74,6 +79,7 @@ func (db *DB) NextID() (uint64, error) {
 	}
 	from, to := binary.BigEndian.Uint64([]byte(r[0])), binary.BigEndian.Uint64([]byte(r[1]))
 	b.next, b.end, b.taken = from+1, to+1, time.Now()
+	b.counter = max(b.counter, to)
 	if to == math.MaxUint64 {
 		b.end = to // the largest uint64 is no id
 	}

@@ -23,9 +23,9 @@ func TestKeys(t *testing.T) {
 		{lk, "nd:{p2.1228}"},
 		{rk, "nd:{r18394}"},
 		{rf, "\x00\x00\x00\x00\x00\x00\x00\x01"},
-		{lockKey(pk), "nd:{s13135}L"},
 		{db.counterKey(), "nd:{id}:n"},
 		{db.metaKey(), "nd:{meta}:buckets"},
+		{db.layoutKey(), "nd:{meta}:layout"},
 		{db.statusKey("0123456789abcdef"), "nd:{30313233343536373839616263646566}:t"},
 	} {
 		if c.got != c.want {
@@ -51,7 +51,7 @@ func TestKeys(t *testing.T) {
 	if kind, _, ok := db.parseBucket(rk); !ok || kind != kindRecord {
 		t.Errorf("parseBucket(%q) = %c, %v, want a record bucket", rk, kind, ok)
 	}
-	for _, k := range []string{lockKey(pk), lockKey(rk), db.counterKey(), db.metaKey(), "nd:{p1}", "nd:{px.1}", "xx:{p2.1}", "nd:{r1x}", "nd:{s}", "nd:{q1}"} {
+	for _, k := range []string{indexKey(db.orderedBucket(1, 3)), pk + "L", db.counterKey(), db.metaKey(), "nd:{p1}", "nd:{px.1}", "xx:{p2.1}", "nd:{r1x}", "nd:{s}", "nd:{q1}"} {
 		if _, _, ok := db.parseBucket(k); ok {
 			t.Errorf("parseBucket(%q) took it for a bucket", k)
 		}

@@ -16,20 +16,19 @@ import (
 // Keys. Postings and records live in buckets: Redis hashes whose fields are the
 // postings' keys (or the records' ids), so that a posting costs a hash field, a few
 // bytes in a listpack, instead of a Redis key of its own (its name, its dict entry and
-// its object, some 100 bytes). Every bucket has a twin, the same name followed by "L",
-// in the same slot (the same hash tag), that holds the pending transactions' intents on
-// its fields and is absent when there are none. Which bucket a posting is in is a hash
-// of its namespace and key, never the caller's bytes, which may hold braces.
+// its object, some 100 bytes). A field holds a pending transaction's intent on it in
+// the same value as its committed one (field.go). Which bucket a posting is in is a
+// hash of its namespace and key, never the caller's bytes, which may hold braces.
 //
 //	prefix:{s<bucket>}        posting bucket of keys up to 16 bytes: ns (uvarint) + key -> ids,
 //	                          decimal, comma-separated, ascending
 //	prefix:{p<ns>.<bucket>}   posting bucket of longer keys of ns: key -> ids
-//	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record
-//	prefix:{...}L             the intents on a bucket's fields: field -> txn (16 bytes) + intent
+//	prefix:{r<bucket>}        record bucket: 8-byte big-endian id -> record (escRecord)
 //	prefix:{<txn hex>}:t      a transaction's status: "c" committed, "a" aborted
 //	prefix:{id}:n             the id counter (8 bytes, big-endian)
 //	prefix:{count}:<ns>       the count of a namespace's postings
 //	prefix:{meta}:buckets     the number of buckets, fixed when the store is first opened
+//	prefix:{meta}:layout      the layout's version (layoutVersion)
 //	prefix:{meta}:ordered     the namespaces kept in order (DB.Order), a set
 //	prefix:{o<ns>.<shard>}    posting bucket of an ordered namespace, one of orderedShards
 //	prefix:{o<ns>.<shard>}Z   its fields in order: a sorted set of length (4 bytes) + key
@@ -99,9 +98,6 @@ func indexKey(k string) string { return k + "Z" }
 // orderedMetaKey is the set of the namespaces kept in order.
 func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }
 
-// lockKey is the key of the intents on the fields of bucket k.
-func lockKey(k string) string { return k + "L" }
-
 func (db *DB) statusKey(txn string) string {
 	return db.prefix + ":{" + hex.EncodeToString([]byte(txn)) + "}:t"
 }
@@ -109,6 +105,8 @@ func (db *DB) statusKey(txn string) string {
 func (db *DB) counterKey() string { return db.prefix + ":{id}:n" }
 
 func (db *DB) metaKey() string { return db.prefix + ":{meta}:buckets" }
+
+func (db *DB) layoutKey() string { return db.prefix + ":{meta}:layout" }
 
 func (db *DB) countKey(ns store.Namespace) string {
 	return db.prefix + ":{count}:" + strconv.Itoa(int(ns))

@@ -124,7 +124,7 @@ func (db *DB) fillShards(ctx context.Context, cs []*shardCursor, m statuses) err
 		return err
 	}
 	for i, v := range vs {
-		ids, err := db.visibleIDs(ctx, v.v, v.lock, m)
+		ids, err := db.visibleIDs(ctx, v, m)
 		if err != nil {
 			return err
 		}

@@ -59,59 +59,47 @@ func (m statuses) committed(ctx context.Context, db *DB, txn string) (bool, erro
 	return c, err
 }
 
-// intentOf returns the intent of lock (a field of an intents hash) if its transaction
-// committed, and false when there is none or it did not commit.
-func (m statuses) intentOf(ctx context.Context, db *DB, lock string) (string, bool, error) {
-	if len(lock) < 16 {
-		return "", false, nil
+// visibleIDs returns the ids of a posting as committed transactions left it, in
+// ascending order.
+func (db *DB) visibleIDs(ctx context.Context, fv fieldValue, m statuses) ([]uint64, error) {
+	v, _, err := db.visible(ctx, fv, m)
+	if err != nil {
+		return nil, err
 	}
-	c, err := m.committed(ctx, db, lock[:16])
-	if err != nil || !c {
-		return "", false, err
-	}
-	return lock[16:], true, nil
-}
-
-// visibleIDs returns the ids of a posting, its committed value v and the intent on it
-// (lock, "" for none), as committed transactions left it, in ascending order.
-func (db *DB) visibleIDs(ctx context.Context, v, lock string, m statuses) ([]uint64, error) {
 	ids, ok := parseIDs(v)
 	if !ok {
 		return nil, fmt.Errorf("redisstore: a posting holds %q, not ids", v)
 	}
-	intent, apply, err := m.intentOf(ctx, db, lock)
-	if err != nil || !apply {
-		return ids, err
-	}
-	if ids, ok = applyIntent(ids, intent); !ok {
-		return nil, fmt.Errorf("redisstore: an intent on a posting holds %q", intent)
-	}
 	return ids, nil
 }
 
-// visibleRecord returns a record, its committed value v (has: there is one) and the
-// intent on it, as committed transactions left it.
-func (db *DB) visibleRecord(ctx context.Context, v string, has bool, lock string, m statuses) ([]byte, bool, error) {
-	intent, apply, err := m.intentOf(ctx, db, lock)
-	if err != nil {
+// visibleRecord returns a record as committed transactions left it.
+func (db *DB) visibleRecord(ctx context.Context, fv fieldValue, m statuses) ([]byte, bool, error) {
+	v, has, err := db.visible(ctx, fv, m)
+	if err != nil || !has {
 		return nil, false, err
 	}
-	if apply && len(intent) > 0 {
-		v, has = intent[1:], intent[0] == 'n'
+	rec, ok := unescRecord(v)
+	if !ok {
+		return nil, false, fmt.Errorf("redisstore: a record holds %q, which the store does not write", v)
 	}
-	if !has {
-		return nil, false, nil
-	}
-	return []byte(v), true, nil
+	return []byte(rec), true, nil
 }
 
-// fieldValue is one field of a bucket and the intent on it, as read.
-type fieldValue struct {
-	v, lock string
-	has     bool
+// visible returns a field's value as committed transactions left it.
+func (db *DB) visible(ctx context.Context, fv fieldValue, m statuses) (string, bool, error) {
+	if fv.txn == "" {
+		return fv.v, fv.has, nil
+	}
+	c, err := m.committed(ctx, db, fv.txn)
+	if err != nil {
+		return "", false, err
+	}
+	v, has := fv.state(c)
+	return v, has, nil
 }
 
-// readFields reads fields of buckets and their intents, in pipelines of up to 4096
+// readFields reads fields of buckets, with their intents, in pipelines of up to 4096
 // fields: one round trip to each master, in parallel, with one script a master.
 func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) {
 	out := make([]fieldValue, len(fs))
@@ -124,7 +112,7 @@ func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) 
 }
 
 // readChunk reads fs into out with a readManyScript for each master, and the fields of
-// a call that failed (a slot on the move) again with a readScript each.
+// a call that failed (a slot on the move) again with an HGET each.
 func (db *DB) readChunk(ctx context.Context, fs []field, out []fieldValue) error {
 	var groups [][]int
 	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) { groups = db.queueReads(ctx, p, fs) })
@@ -146,17 +134,20 @@ func (db *DB) queueReads(ctx context.Context, p redis.Pipeliner, fs []field) [][
 }
 
 // finishReads reads the answers of queueReads's commands, cmds, into out, reading again
-// with a readScript each the fields of a call that failed.
+// with an HGET each the fields of a call that failed.
 func (db *DB) finishReads(ctx context.Context, fs []field, groups [][]int, cmds []redis.Cmder, out []fieldValue) error {
 	var again []int
 	for j, g := range groups {
 		r, err := cmds[j].(*redis.Cmd).Slice()
-		if err != nil || len(r) != 3*len(g) {
+		if err != nil || len(r) != len(g) {
 			again = append(again, g...)
 			continue
 		}
 		for k, i := range g {
-			out[i] = fieldValueOf(r[3*k : 3*k+3])
+			raw, present := r[k].(string)
+			if err := readField(&out[i], raw, present); err != nil {
+				return err
+			}
 		}
 	}
 	if len(again) == 0 {
@@ -164,28 +155,30 @@ func (db *DB) finishReads(ctx context.Context, fs []field, groups [][]int, cmds 
 	}
 	cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
 		for _, i := range again {
-			readScript.run(ctx, p, []string{fs[i].key, lockKey(fs[i].key)}, fs[i].name)
+			p.HGet(ctx, fs[i].key, fs[i].name)
 		}
 	})
 	if err != nil {
 		return err
 	}
 	for j, i := range again {
-		r, _ := cmds[j].(*redis.Cmd).Slice()
-		if len(r) != 3 {
-			return fmt.Errorf("read answered %v", r)
+		raw, err := cmds[j].(*redis.StringCmd).Result()
+		if err := readField(&out[i], raw, err == nil); err != nil {
+			return err
 		}
-		out[i] = fieldValueOf(r)
 	}
 	return nil
 }
 
-// fieldValueOf reads readScript's answer.
-func fieldValueOf(r []any) fieldValue {
-	has, _ := r[0].(int64)
-	v, _ := r[1].(string)
-	lock, _ := r[2].(string)
-	return fieldValue{v: v, has: has == 1, lock: lock}
+// readField sets *fv to the field whose stored value is raw (present: the field
+// exists).
+func readField(fv *fieldValue, raw string, present bool) error {
+	v, ok := splitField(raw, present)
+	if !ok {
+		return fmt.Errorf("a field holds %q, which the store does not write", raw)
+	}
+	*fv = v
+	return nil
 }
 
 // Record returns the record under id: one round trip, two when a transaction is
@@ -249,7 +242,7 @@ func (db *DB) idsMany(keys []store.Key) ([][]uint64, error) {
 	out := make([][]uint64, len(keys))
 	m := statuses{}
 	for i, v := range vs {
-		if out[i], err = db.visibleIDs(ctx, v.v, v.lock, m); err != nil {
+		if out[i], err = db.visibleIDs(ctx, v, m); err != nil {
 			return nil, db.reloadOn(err)
 		}
 		if len(out[i]) == 0 {
@@ -292,7 +285,7 @@ func (db *DB) visibleRecords(ctx context.Context, vs []fieldValue) ([][]byte, []
 	m := statuses{}
 	var err error
 	for i, v := range vs {
-		if recs[i], oks[i], err = db.visibleRecord(ctx, v.v, v.has, v.lock, m); err != nil {
+		if recs[i], oks[i], err = db.visibleRecord(ctx, v, m); err != nil {
 			return nil, nil, db.reloadOn(err)
 		}
 	}

@@ -76,7 +76,7 @@ type DB struct {
 	mu        sync.Mutex
 	committed map[string]bool // transactions known committed (final), bounded by maxCache
 	// counts are the changes to each namespace's count of postings that this process
-	// resolved and has not yet added to the count keys: the next transaction's prepare
+	// committed and has not yet added to the count keys: the next transaction's prepare
 	// pipeline does, or Count.
 	counts map[store.Namespace]int64
 }
@@ -160,15 +160,40 @@ func Open(opt Options) (*DB, error) {
 	return db, nil
 }
 
+// layoutVersion is the version of the key layout and of what a field holds (see
+// field.go), kept at {meta}:layout: a store of another version is refused, not misread.
+const layoutVersion = "2"
+
+// metaScript creates a store's number of buckets KEYS[1] and its layout version KEYS[2]
+// (ARGV) unless it has a number of buckets already, and returns both as the store has
+// them ("" for no version: a store of the first layout, which had none).
+var metaScript = newScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('SET', KEYS[2], ARGV[2])
+end
+return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2]) or ''}
+`)
+
 // readBuckets sets the store's number of buckets to Options.Buckets if it has none,
-// and reads it into db.buckets.
+// and reads it into db.buckets; it refuses a store of another layout.
 func (db *DB) readBuckets(ctx context.Context) error {
-	if err := db.c.SetNX(ctx, db.metaKey(), db.opt.Buckets, 0).Err(); err != nil {
+	var cmd *redis.Cmd
+	if _, err := db.pipelined(ctx, func(p redis.Pipeliner) {
+		cmd = metaScript.run(ctx, p, []string{db.metaKey(), db.layoutKey()}, db.opt.Buckets, layoutVersion)
+	}); err != nil {
 		return fmt.Errorf("redisstore: buckets: %w", err)
 	}
-	n, err := db.c.Get(ctx, db.metaKey()).Int()
+	meta, err := cmd.StringSlice()
+	if err != nil || len(meta) != 2 {
+		return fmt.Errorf("redisstore: the store's number of buckets (%s) answered %q, %v", db.metaKey(), meta, err)
+	}
+	if meta[1] != layoutVersion {
+		return fmt.Errorf("%w: the store at prefix %q has layout %q, this version reads %q: start a new store under another prefix (--redis-prefix), or delete this one's keys", ErrLayout, db.prefix, meta[1], layoutVersion)
+	}
+	n, err := strconv.Atoi(meta[0])
 	if err != nil || n < 1 || n&(n-1) != 0 {
-		return fmt.Errorf("redisstore: the store's number of buckets (%s): %d, %v", db.metaKey(), n, err)
+		return fmt.Errorf("redisstore: the store's number of buckets (%s): %q", db.metaKey(), meta[0])
 	}
 	db.buckets = n
 	nss, err := db.c.SMembers(ctx, db.orderedMetaKey()).Result()

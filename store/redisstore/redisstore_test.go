@@ -81,9 +81,36 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testRace(t, a, b)
 	})
+	t.Run("Layout", func(t *testing.T) { testLayout(t, open(t, Options{Buckets: 64}), c.Addrs) })
 	t.Run("GroupedScripts", func(t *testing.T) { testGroupedScripts(t, open(t, Options{})) })
 	t.Run("StaleSlots", func(t *testing.T) { testStaleSlots(t, open(t, Options{}), c.Addrs) }) // last but CheckConfig: it moves a slot
 	t.Run("CheckConfig", func(t *testing.T) { testCheckConfig(t, open(t, Options{})) })
+}
+
+// testLayout checks that a new store gets this layout's version, and that Open refuses
+// a store of the first layout, which had none.
+func testLayout(t *testing.T, db *DB, addrs []string) {
+	ctx := context.Background()
+	if v := db.c.Get(ctx, db.layoutKey()).Val(); v != layoutVersion {
+		t.Fatalf("a new store has layout %q, want %q", v, layoutVersion)
+	}
+	again, err := Open(Options{Addrs: addrs, Prefix: db.prefix})
+	if err != nil {
+		t.Fatalf("Open of a store of this layout: %v", err)
+	}
+	again.Close()
+	if again.buckets != 64 {
+		t.Fatalf("Open of a store of 64 buckets read %d", again.buckets)
+	}
+	if err := db.c.Del(ctx, db.layoutKey()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := Open(Options{Addrs: addrs, Prefix: db.prefix}); !errors.Is(err, ErrLayout) {
+		if err == nil {
+			old.Close()
+		}
+		t.Fatalf("Open of a store of the first layout: %v, want ErrLayout", err)
+	}
 }
 
 // testCheckConfig checks that CheckConfig finds nothing wrong with the test cluster, and

@@ -71,10 +71,18 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 		for _, g := range db.groupByMaster(ctx, len(parts), func(i int) string { return parts[i].w.key }) {
 			var args []any
 			gp := make([]part, len(g))
+			var last *resolution
+			nb := 0 // where in args the count of the buckets of last is
 			for k, i := range g {
+				// g ascends, so the parts of one resolution follow each other.
 				pt := parts[i]
 				gp[k] = pt
-				args = append(args, pt.r.txn, boolArg(pt.r.commit), pt.w.key, pt.w.index, len(pt.w.fields))
+				if pt.r != last {
+					last, nb = pt.r, len(args)+2
+					args = append(args, pt.r.txn, boolArg(pt.r.commit), 0)
+				}
+				args[nb] = args[nb].(int) + 1
+				args = append(args, pt.w.key, pt.w.size())
 				for _, f := range pt.w.fields {
 					args = append(args, f)
 				}
@@ -90,9 +98,9 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 	return q
 }
 
-// done adds the answers of q's commands to the process's counts, resolves again with
-// a resolveScript a bucket the writes of a resolveManyScript that failed, and returns
-// the first error left.
+// done checks the answers of q's commands, resolves again with a resolveScript a
+// bucket the writes of a resolveManyScript that failed, and returns the first error
+// left.
 func (q *queued) done(ctx context.Context, db *DB) error {
 	var first error
 	var again []part
@@ -101,12 +109,12 @@ func (q *queued) done(ctx context.Context, db *DB) error {
 			first = cmp.Or(first, c.Err())
 			continue
 		}
-		deltas, err := c.(*redis.Cmd).Int64Slice()
-		if err == nil && countDeltas(db, q.parts[i], deltas) {
+		n, err := c.(*redis.Cmd).Int64()
+		if err == nil && n == int64(fieldsOf(q.parts[i])) {
 			continue
 		}
 		if q.byText {
-			first = cmp.Or(first, err, fmt.Errorf("resolve answered %v", deltas))
+			first = cmp.Or(first, err, fmt.Errorf("resolve answered %d", n))
 			continue
 		}
 		again = append(again, q.parts[i]...)
@@ -120,34 +128,22 @@ func (q *queued) done(ctx context.Context, db *DB) error {
 		}
 	})
 	for i, c := range cmds {
-		deltas, err := c.(*redis.Cmd).Int64Slice()
-		if err == nil && !countDeltas(db, again[i:i+1], deltas) {
-			err = fmt.Errorf("resolve answered %v", deltas)
+		n, err := c.(*redis.Cmd).Int64()
+		if err == nil && n != int64(fieldsOf(again[i:i+1])) {
+			err = fmt.Errorf("resolve answered %d", n)
 		}
 		first = cmp.Or(first, err)
 	}
 	return first
 }
 
-// countDeltas adds to the process's counts the deltas a resolve answered for the
-// fields of parts, one after the other; false when there are not as many as fields.
-func countDeltas(db *DB, parts []part, deltas []int64) bool {
+// fieldsOf returns how many fields the writes of parts have, which a resolve answers.
+func fieldsOf(parts []part) int {
 	n := 0
 	for _, pt := range parts {
 		n += len(pt.w.fields)
 	}
-	if len(deltas) != n {
-		return false
-	}
-	for _, pt := range parts {
-		for j, d := range deltas[:len(pt.w.fields)] {
-			if d != 0 && pt.w.ns[j] >= 0 {
-				db.addCount(store.Namespace(pt.w.ns[j]), d)
-			}
-		}
-		deltas = deltas[len(pt.w.fields):]
-	}
-	return true
+	return n
 }
 
 // run resolves rs in one pipeline.
@@ -163,13 +159,10 @@ func (rs resolutions) run(ctx context.Context, db *DB) error {
 // laterQueue holds the committed transactions whose resolves wait for the process's
 // next prepare (or resolveDelay). Safe for concurrent use.
 type laterQueue struct {
-	// running is held by resolveLater while it resolves what it took, so that Count,
-	// which resolves first, does not count before a timer's resolve it overlapped.
-	running sync.Mutex
-	mu      sync.Mutex
-	rs      resolutions
-	timer   *time.Timer
-	flush   func() // what the timer runs
+	mu    sync.Mutex
+	rs    resolutions
+	timer *time.Timer
+	flush func() // what the timer runs
 }
 
 // add queues the resolve of committed transaction txn's writes.
@@ -224,8 +217,6 @@ func (db *DB) flushLater() {
 // resolveLater resolves every transaction waiting in db.later, in one pipeline, and
 // puts them back if it fails.
 func (db *DB) resolveLater(ctx context.Context) error {
-	db.later.running.Lock()
-	defer db.later.running.Unlock()
 	rs := db.later.take()
 	if len(rs) == 0 {
 		return nil

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -17,8 +16,7 @@ import (
 )
 
 // bucketKeys returns the buckets of the store whose tag matches pattern (after the
-// prefix), from every master, with those that only hold intents, in no order; keep
-// tells the buckets wanted.
+// prefix), from every master, in no order; keep tells the buckets wanted.
 func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(kind byte, ns store.Namespace) bool) ([]string, error) {
 	keys, err := db.scan(ctx, pattern+"*")
 	if err != nil {
@@ -27,7 +25,6 @@ func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(kind byt
 	seen := map[string]bool{}
 	var out []string
 	for _, k := range keys {
-		k = strings.TrimSuffix(k, "L")
 		if kind, ns, ok := db.parseBucket(k); ok && keep(kind, ns) && !seen[k] {
 			seen[k] = true
 			out = append(out, k)
@@ -58,52 +55,32 @@ func (db *DB) scan(ctx context.Context, pattern string) ([]string, error) {
 	return keys, nil
 }
 
-// bucketFields reads whole buckets and their intents, pipelined, and calls fn with
-// each field of each bucket (the committed value and the intent on it) in no order.
+// bucketFields reads whole buckets, pipelined, and calls fn with each field of each
+// bucket (the committed value and the intent on it) in no order.
 func (db *DB) bucketFields(ctx context.Context, keys []string, fn func(bucket int, f string, v fieldValue) error) error {
 	for start := 0; start < len(keys); start += 2048 {
 		chunk := keys[start:min(len(keys), start+2048)]
 		cmds, err := db.pipelined(ctx, func(p redis.Pipeliner) {
 			for _, k := range chunk {
-				readAllScript.run(ctx, p, []string{k, lockKey(k)})
+				p.HGetAll(ctx, k)
 			}
 		})
 		if err != nil {
 			return fmt.Errorf("redisstore: read: %w", err)
 		}
 		for i := range chunk {
-			r, _ := cmds[i].(*redis.Cmd).Slice()
-			if len(r) != 2 {
-				return fmt.Errorf("redisstore: read answered %v", r)
-			}
-			data, locks := pairs(r[0]), pairs(r[1])
-			for f, v := range data {
-				if err := fn(start+i, f, fieldValue{v: v, has: true, lock: locks[f]}); err != nil {
-					return err
+			for f, raw := range cmds[i].(*redis.MapStringStringCmd).Val() {
+				var v fieldValue
+				if err := readField(&v, raw, true); err != nil {
+					return fmt.Errorf("redisstore: read: %w", err)
 				}
-			}
-			for f, l := range locks {
-				if _, ok := data[f]; !ok {
-					if err := fn(start+i, f, fieldValue{lock: l}); err != nil {
-						return err
-					}
+				if err := fn(start+i, f, v); err != nil {
+					return err
 				}
 			}
 		}
 	}
 	return nil
-}
-
-// pairs turns an HGETALL answer from a script, field and value after each other, into
-// a map.
-func pairs(v any) map[string]string {
-	l, _ := v.([]any)
-	m := make(map[string]string, len(l)/2)
-	for i := 0; i+1 < len(l); i += 2 {
-		f, _ := l[i].(string)
-		m[f], _ = l[i+1].(string)
-	}
-	return m
 }
 
 // Records scans every master for record buckets, reads them, and calls fn in id
@@ -129,7 +106,7 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
 		if len(f) != 8 {
 			return fmt.Errorf("redisstore: a record bucket holds field %q", f)
 		}
-		r, ok, err := db.visibleRecord(ctx, v.v, v.has, v.lock, m)
+		r, ok, err := db.visibleRecord(ctx, v, m)
 		if ok {
 			recs = append(recs, rec{binary.BigEndian.Uint64([]byte(f)), r})
 		}
@@ -180,7 +157,7 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 			}
 			f = key
 		}
-		ids, err := db.visibleIDs(ctx, v.v, v.lock, m)
+		ids, err := db.visibleIDs(ctx, v, m)
 		for _, id := range ids {
 			es = append(es, entry{f, id})
 		}
@@ -198,9 +175,9 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	return nil
 }
 
-// addCount adds n to the change of namespace ns's count that this process resolved and
-// has not yet added to its count key: the next transaction's prepare pipeline does, or
-// Count, or Close.
+// addCount adds n to the change of namespace ns's count that this process committed
+// and has not yet added to its count key: the next transaction's prepare pipeline
+// does, or Count, or Close.
 func (db *DB) addCount(ns store.Namespace, n int64) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -222,19 +199,15 @@ func (db *DB) takeCounts() map[store.Namespace]int64 {
 var _ store.Counter = (*DB)(nil)
 
 // Count returns the number of postings in namespace ns: a count key that every process
-// adds its resolved changes to with its next write (Count resolves this process's
-// waiting transactions and adds its changes first). So it lags by the last write of
-// each other process, and misses the last write of a process that died after it. Three
-// round trips at most.
+// adds its committed changes to with its next write (Count adds this process's
+// first). So it lags by the last write of each other process, and misses the last
+// write of a process that died after it. Two round trips at most.
 func (db *DB) Count(ns store.Namespace) (int64, error) {
 	if !db.gate.Enter() {
 		return 0, store.ErrClosed
 	}
 	defer db.gate.Leave()
 	ctx := context.Background()
-	if err := db.resolveLater(ctx); err != nil {
-		return 0, err
-	}
 	if err := db.flushCounts(ctx); err != nil {
 		return 0, err
 	}

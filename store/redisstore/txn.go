@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +65,8 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 		return nil, nil, err
 	}
 	if puts {
-		db.ids.seen(maxID)
+		// Ids from NextID are below the counter already: no script call to raise it.
+		puts = db.ids.seen(maxID)
 	}
 	var rr *recordRead
 	if len(ids) > 0 {
@@ -72,7 +75,7 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	ctx := context.Background()
 	start := time.Now()
 	for {
-		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, puts: puts, reads: rr}
+		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, raise: puts, reads: rr}
 		err := t.run(ctx)
 		if err == nil && rr != nil {
 			return db.visibleRecords(ctx, rr.out)
@@ -98,10 +101,13 @@ type txn struct {
 	db     *DB
 	id     string
 	ws     []write
-	placed []bool // ws[i]'s intents are placed
-	maxID  uint64 // the largest record id put, when puts
-	puts   bool
+	placed []bool      // ws[i]'s intents are placed, or may be
+	maxID  uint64      // the largest record id put
+	raise  bool        // the id counter is to be raised to maxID, in the first prepare
 	reads  *recordRead // read in the first prepare pipeline, nil for none
+	// counts are how many ids the placed intents add to each namespace less how many
+	// they take: the process's counts take them once the transaction commits.
+	counts map[store.Namespace]int64
 }
 
 // run runs the attempt: prepare (place an intent on every field, checking conditions),
@@ -120,6 +126,9 @@ func (t *txn) run(ctx context.Context) error {
 		return t.abort(ctx, errWounded)
 	}
 	db.remember(t.id)
+	for ns, n := range t.counts {
+		db.addCount(ns, n)
+	}
 	if db.opt.Wait == 0 {
 		db.later.add(t.id, t.ws)
 		return nil
@@ -186,7 +195,7 @@ func (t *txn) prepare(ctx context.Context) error {
 				reads = db.queueReads(ctx, p, t.reads.fs)
 			}
 			groups = t.queuePrep(ctx, p, pending)
-			if t.puts {
+			if t.raise {
 				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
 			}
 			// The counts of earlier writes ride along: no round trip of their own.
@@ -206,7 +215,7 @@ func (t *txn) prepare(ctx context.Context) error {
 		if bump != nil && bump.Err() != nil {
 			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
 		}
-		t.puts = false
+		t.raise = false
 		cmds = cmds[len(rq.cmds):]
 		if t.reads != nil {
 			if err := db.finishReads(ctx, t.reads.fs, reads, cmds, t.reads.out); err != nil {
@@ -246,9 +255,9 @@ func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [
 		args := []any{t.id}
 		for _, j := range g {
 			w := &t.ws[pending[j]]
-			args = append(args, w.key, w.index, len(w.fields))
+			args = append(args, w.key, w.size())
 			for k, f := range w.fields {
-				args = append(args, f, w.conds[k], w.intents[k])
+				args = append(args, f, w.conds[k], w.value(t.id, k))
 			}
 		}
 		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
@@ -275,6 +284,10 @@ func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]in
 	if len(again) == 0 {
 		return answers, nil
 	}
+	for _, x := range again {
+		// The call may have placed some of their intents: an abort drops them.
+		t.placed[pending[x]] = true
+	}
 	cmds, err := t.db.pipelined(ctx, func(p redis.Pipeliner) {
 		for _, x := range again {
 			w := &t.ws[pending[x]]
@@ -285,29 +298,24 @@ func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]in
 		return nil, err
 	}
 	for j, x := range again {
-		r, _ := cmds[j].(*redis.Cmd).Slice()
-		switch {
-		case len(r) == 1 && (r[0] == "OK" || r[0] == "C"):
-			answers[x] = r[0].(string)
-		case len(r) == 2 && r[0] == "L":
-			holder, _ := r[1].(string)
-			answers[x] = "L" + holder
-		default:
-			return nil, fmt.Errorf("prepare answered %v", r)
-		}
+		// placedBy checks the answer.
+		answers[x], _ = cmds[j].(*redis.Cmd).Text()
 	}
 	return answers, nil
 }
 
-// placedBy reads the prepare answers of the writes pending, marking those placed; it
-// returns the writes each other transaction blocks, store.ErrConflict when a condition
-// failed, or another error.
+// placedBy reads the prepare answers of the writes pending, marking those placed and
+// counting their changes; it returns the writes each other transaction blocks,
+// store.ErrConflict when a condition failed, or another error.
 func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error) {
 	blockers := map[string][]int{}
 	conflict := false
 	for j, i := range pending {
 		switch a := answers[j]; {
-		case a == "OK":
+		case a == "OK" || strings.HasPrefix(a, "OK,"):
+			if err := t.count(&t.ws[i], a[2:]); err != nil {
+				return nil, err
+			}
 			t.placed[i] = true
 		case a == "C":
 			conflict = true
@@ -321,6 +329,35 @@ func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error
 		return nil, store.ErrConflict
 	}
 	return blockers, nil
+}
+
+// count adds to t.counts the changes of the intents of w, whose prepare answered OK
+// followed by deltas, the counts of its markDelta fields, each after a comma.
+func (t *txn) count(w *write, deltas string) error {
+	ds := strings.Split(deltas, ",")[1:]
+	for k, ns := range w.ns {
+		d := w.deltas[k]
+		if w.conds[k] == markDelta {
+			if len(ds) == 0 {
+				return fmt.Errorf("redisstore: prepare answered too few counts: OK%s", deltas)
+			}
+			n, err := strconv.ParseInt(ds[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("redisstore: prepare answered count %q", ds[0])
+			}
+			d, ds = n, ds[1:]
+		}
+		if d != 0 && ns >= 0 {
+			if t.counts == nil {
+				t.counts = map[store.Namespace]int64{}
+			}
+			t.counts[store.Namespace(ns)] += d
+		}
+	}
+	if len(ds) != 0 {
+		return fmt.Errorf("redisstore: prepare answered too many counts: OK%s", deltas)
+	}
+	return nil
 }
 
 // settleAll settles every blocker, then returns errWounded if an older transaction
