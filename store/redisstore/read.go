@@ -218,9 +218,13 @@ var _ store.MultiReader = (*DB)(nil)
 
 // IDsMany reads every posting in one pipeline: one round trip to each master, in
 // parallel (and one more for each transaction found writing them and not known to
-// have committed). It sees every batch whole or not at all: a batch shows in a field
-// only once its status says committed, and each status is looked up once, after every
-// field is read.
+// have committed). A batch shows in a field only once its status says committed, each
+// status looked up once, after every field is read. The masters are read one by one,
+// not at one moment: a batch that commits while they are read may show in the fields
+// of a master read after its prepare and not in those of one read before it. An add is
+// not misled by that, as its prepare is conditioned on every posting it read, and a
+// field a batch changed since fails its condition; a check (which writes nothing) may
+// answer from such a partial batch.
 func (db *DB) IDsMany(keys []store.Key) ([][]uint64, error) {
 	if !db.gate.Enter() {
 		return nil, store.ErrClosed
