@@ -77,3 +77,28 @@ func BenchmarkNormalize(b *testing.B) {
 		})
 	}
 }
+
+// TestCountText holds countText to a rune-by-rune count: letters and digits of any
+// script, and Latin and CJK commas.
+func TestCountText(t *testing.T) {
+	ref := func(s string) (n, commas int32) {
+		for _, r := range s {
+			switch {
+			case r == ',' || r == '，' || r == '、':
+				commas++
+			case unicode.IsLetter(r) || unicode.IsNumber(r):
+				n++
+			}
+		}
+		return n, commas
+	}
+	for _, s := range []string{
+		"", "a", ",", "Hello, world: 42 times!", "\x00\x7f~`@[]{}|\\^_", "café, naïve, Straße",
+		"东京，大阪、京都", "٣ ٤ five", "\xff\xfeab,", strings.Repeat("word, ", 100),
+	} {
+		gn, gc := countText(s)
+		if wn, wc := ref(strings.ToValidUTF8(s, "\uFFFD")); gn != wn || gc != wc {
+			t.Errorf("countText(%q) = %d, %d; want %d, %d", s, gn, gc, wn, wc)
+		}
+	}
+}

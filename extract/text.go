@@ -101,10 +101,18 @@ func normalize(s string) string {
 		case c < ' ' || c == 0x7f:
 			i++
 		default:
+			// A run of printable ASCII, with the single spaces between its words, which
+			// stay as they are: copied whole, not a word at a time.
 			pending()
 			j := i + 1
-			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
-				j++
+			for j < len(s) {
+				if c := s[j]; c > ' ' && c < 0x7f {
+					j++
+				} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
+					j += 2
+				} else {
+					break
+				}
 			}
 			b.WriteString(s[i:j])
 			i = j
