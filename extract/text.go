@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,6 +16,12 @@ import (
 // and every byte is 7-bit); the one a <meta> tag in the first 1024 bytes declares;
 // windows-1252. Bytes that are invalid in the encoding become U+FFFD.
 func decode(page []byte, contentType string) (string, string) {
+	if contentType == "" && !hasBOM(page) && !mayDeclare2022(page) && utf8.Valid(page) {
+		// Valid UTF-8 wins over whatever else a <meta> tag declares: the page is read
+		// without DetermineEncoding's look for one, which runs the HTML tokenizer over
+		// the first 1024 bytes.
+		return string(page), "utf-8"
+	}
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
 	valid := !certain && utf8.Valid(page)
 	if valid && (name != "iso-2022-jp" || !sevenBit(page)) {
@@ -41,6 +48,21 @@ func decode(page []byte, contentType string) (string, string) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	return s, name
+}
+
+// hasBOM reports whether page starts with a byte order mark that DetermineEncoding
+// reads (UTF-8, UTF-16BE or UTF-16LE).
+func hasBOM(page []byte) bool {
+	return bytes.HasPrefix(page, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(page, []byte("\xfe\xff")) ||
+		bytes.HasPrefix(page, []byte("\xff\xfe"))
+}
+
+// mayDeclare2022 reports whether a <meta> tag in the first 1024 bytes of page, the ones
+// DetermineEncoding reads, may declare ISO-2022-JP: every name of it has "2022" in it,
+// unless a digit is written as a character reference ("&#").
+func mayDeclare2022(page []byte) bool {
+	head := page[:min(len(page), 1024)]
+	return bytes.Contains(head, []byte("2022")) || bytes.Contains(head, []byte("&#"))
 }
 
 // sevenBit reports whether every byte of b is below 0x80.
