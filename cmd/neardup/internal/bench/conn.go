@@ -92,6 +92,9 @@ func (c *conn) send(ctx context.Context, t *Target, path string, body []byte, re
 		c.watch(ctx)
 	}
 	c.nc.SetDeadline(time.Now().Add(loadTimeout))
+	if err := ctx.Err(); err != nil {
+		return 0, false, err // ended before the deadline was set, which would undo watch's
+	}
 	c.head = append(c.head[:0], "POST "...)
 	c.head = append(c.head, t.raw.prefix...)
 	c.head = append(c.head, path...)
