@@ -102,3 +102,23 @@ func TestCountText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode holds decode's shortcut for valid UTF-8 to determine, which asks
+// charset.DetermineEncoding: the same text and encoding for every page.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		"<p>plain ascii</p>", "<meta charset=windows-1252><p>café</p>", "<meta charset=iso-2022-jp><p>hello</p>",
+		"<meta charset=csISO2022JP><p>x</p>", "<meta charset='iso-&#50;022-jp'><p>x</p>", "\xef\xbb\xbf<p>bom</p>",
+		"\xff\xfe<\x00p\x00>\x00", "\xfe\xff\x00<\x00p", "<meta http-equiv=content-type content='text/html;charset=iso-2022-jp'>",
+		"<p>caf\xe9</p>", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, page []byte) {
+		s, name := decode(page, "")
+		ws, wname := determine(page, "")
+		if s != ws || name != wname {
+			t.Fatalf("decode(%q) = %q in %s; DetermineEncoding's way: %q in %s", page, s, name, ws, wname)
+		}
+	})
+}

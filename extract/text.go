@@ -22,6 +22,12 @@ func decode(page []byte, contentType string) (string, string) {
 		// the first 1024 bytes.
 		return string(page), "utf-8"
 	}
+	return determine(page, contentType)
+}
+
+// determine is decode by charset.DetermineEncoding, whatever the page: what decode's
+// shortcut is held to (FuzzDecode).
+func determine(page []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
 	valid := !certain && utf8.Valid(page)
 	if valid && (name != "iso-2022-jp" || !sevenBit(page)) {
