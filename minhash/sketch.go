@@ -39,7 +39,8 @@ type Sketch struct {
 // Hashes are appended to dst[:0], which the sketch then owns; pass nil for a new slice.
 // It costs a sort of the features (a radix pass on their top bits: hashes are uniform),
 // and allocates only when dst lacks room for 2*len(features) values, the second half
-// the sort's scratch space.
+// the sort's scratch space, which stays in the sketch's array: clone the Hashes of a
+// sketch made from nil to keep it at its size.
 func NewSketch(dst []uint32, features []uint64, capacity int) Sketch {
 	n := len(features)
 	dst = slices.Grow(dst[:0], 2*n)
