@@ -164,9 +164,9 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 	if full != main {
 		// The whole page's visible text: units only.
 		st.start()
-		for u := range st.min.Tokens(full) {
-			st.observe(u)
-		}
+		st.min.ObserveUnits(st.observe)
+		st.units = st.min.AppendUnitHashes(st.units[:0], full)
+		st.min.ObserveUnits(nil)
 		fp.Text = sha256.Sum256(st.norm)
 	}
 	// One pass over the main text collects its units, and their hashes, which make both

@@ -124,13 +124,11 @@ func countText(s string) (n, commas int32) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			// Without a branch on the byte: most of a page's text bytes are ASCII.
+			k := asciiText[c]
+			n += int32(k & 1)
+			commas += int32(k >> 1)
 			i++
-			switch {
-			case c == ',':
-				commas++
-			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-				n++
-			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -144,6 +142,20 @@ func countText(s string) (n, commas int32) {
 	}
 	return n, commas
 }
+
+// asciiText classifies the ASCII bytes for countText: 1 for a letter or digit, 2 for a
+// comma, 0 for the rest.
+var asciiText = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c == ',':
+			t[c] = 2
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // ignored reports whether element n holds no text a reader sees: it is left out of the
 // index with its subtree.

@@ -131,6 +131,9 @@ func TestExtractCharset(t *testing.T) {
 		{"meta iso-2022-jp, 7-bit and so valid utf-8", "<meta charset=iso-2022-jp><p>\x1b$B$3$s$K$A$O\x1b(B</p>", "", "こんにちは", "iso-2022-jp"},
 		{"meta iso-2022-jp, plain ascii", "<meta charset=iso-2022-jp><p>hello</p>", "", "hello", "iso-2022-jp"},
 		{"meta iso-2022-jp, transcoded to utf-8", "<meta charset=iso-2022-jp><p>こんにちは</p>", "", "こんにちは", "utf-8"},
+		{"meta csISO2022JP, plain ascii", "<meta charset=csISO2022JP><p>hello</p>", "", "hello", "iso-2022-jp"},
+		{"meta iso-2022-jp by character reference, plain ascii", "<meta charset='iso-&#50;022-jp'><p>hello</p>", "", "hello", "iso-2022-jp"},
+		{"meta iso-2022-jp past 1024 bytes", "<p>" + strings.Repeat("x", 1024) + "</p><meta charset=iso-2022-jp><p>hello</p>", "", strings.Repeat("x", 1024) + "\nhello", "utf-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

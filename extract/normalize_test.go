@@ -77,3 +77,48 @@ func BenchmarkNormalize(b *testing.B) {
 		})
 	}
 }
+
+// TestCountText holds countText to a rune-by-rune count: letters and digits of any
+// script, and Latin and CJK commas.
+func TestCountText(t *testing.T) {
+	ref := func(s string) (n, commas int32) {
+		for _, r := range s {
+			switch {
+			case r == ',' || r == '，' || r == '、':
+				commas++
+			case unicode.IsLetter(r) || unicode.IsNumber(r):
+				n++
+			}
+		}
+		return n, commas
+	}
+	for _, s := range []string{
+		"", "a", ",", "Hello, world: 42 times!", "\x00\x7f~`@[]{}|\\^_", "café, naïve, Straße",
+		"东京，大阪、京都", "٣ ٤ five", "\xff\xfeab,", strings.Repeat("word, ", 100),
+	} {
+		gn, gc := countText(s)
+		if wn, wc := ref(strings.ToValidUTF8(s, "\uFFFD")); gn != wn || gc != wc {
+			t.Errorf("countText(%q) = %d, %d; want %d, %d", s, gn, gc, wn, wc)
+		}
+	}
+}
+
+// FuzzDecode holds decode's shortcut for valid UTF-8 to determine, which asks
+// charset.DetermineEncoding: the same text and encoding for every page.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		"<p>plain ascii</p>", "<meta charset=windows-1252><p>café</p>", "<meta charset=iso-2022-jp><p>hello</p>",
+		"<meta charset=csISO2022JP><p>x</p>", "<meta charset='iso-&#50;022-jp'><p>x</p>", "\xef\xbb\xbf<p>bom</p>",
+		"\xff\xfe<\x00p\x00>\x00", "\xfe\xff\x00<\x00p", "<meta http-equiv=content-type content='text/html;charset=iso-2022-jp'>",
+		"<p>caf\xe9</p>", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, page []byte) {
+		s, name := decode(page, "")
+		ws, wname := determine(page, "")
+		if s != ws || name != wname {
+			t.Fatalf("decode(%q) = %q in %s; DetermineEncoding's way: %q in %s", page, s, name, ws, wname)
+		}
+	})
+}

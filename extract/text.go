@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,6 +16,18 @@ import (
 // and every byte is 7-bit); the one a <meta> tag in the first 1024 bytes declares;
 // windows-1252. Bytes that are invalid in the encoding become U+FFFD.
 func decode(page []byte, contentType string) (string, string) {
+	if contentType == "" && !hasBOM(page) && !mayDeclare2022(page) && utf8.Valid(page) {
+		// Valid UTF-8 wins over whatever else a <meta> tag declares: the page is read
+		// without DetermineEncoding's look for one, which runs the HTML tokenizer over
+		// the first 1024 bytes.
+		return string(page), "utf-8"
+	}
+	return determine(page, contentType)
+}
+
+// determine is decode by charset.DetermineEncoding, whatever the page: what decode's
+// shortcut is held to (FuzzDecode).
+func determine(page []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(page, contentType)
 	valid := !certain && utf8.Valid(page)
 	if valid && (name != "iso-2022-jp" || !sevenBit(page)) {
@@ -41,6 +54,21 @@ func decode(page []byte, contentType string) (string, string) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	return s, name
+}
+
+// hasBOM reports whether page starts with a byte order mark that DetermineEncoding
+// reads (UTF-8, UTF-16BE or UTF-16LE).
+func hasBOM(page []byte) bool {
+	return bytes.HasPrefix(page, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(page, []byte("\xfe\xff")) ||
+		bytes.HasPrefix(page, []byte("\xff\xfe"))
+}
+
+// mayDeclare2022 reports whether a <meta> tag in the first 1024 bytes of page, the ones
+// DetermineEncoding reads, may declare ISO-2022-JP: every name of it has "2022" in it,
+// unless a digit is written as a character reference ("&#").
+func mayDeclare2022(page []byte) bool {
+	head := page[:min(len(page), 1024)]
+	return bytes.Contains(head, []byte("2022")) || bytes.Contains(head, []byte("&#"))
 }
 
 // sevenBit reports whether every byte of b is below 0x80.
@@ -101,10 +129,18 @@ func normalize(s string) string {
 		case c < ' ' || c == 0x7f:
 			i++
 		default:
+			// A run of printable ASCII, with the single spaces between its words, which
+			// stay as they are: copied whole, not a word at a time.
 			pending()
 			j := i + 1
-			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
-				j++
+			for j < len(s) {
+				if c := s[j]; c > ' ' && c < 0x7f {
+					j++
+				} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
+					j += 2
+				} else {
+					break
+				}
 			}
 			b.WriteString(s[i:j])
 			i = j

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/internal/hashsort"
 )
 
 // DefaultSketchCap is the most hashes a Sketch keeps by default: a set with more distinct
@@ -35,10 +37,16 @@ type Sketch struct {
 // and with repeats, such as shingle.Shingler.AppendShingles gives) keeping at most
 // capacity hashes: DefaultSketchCap suits most uses; capacity <= 0 keeps them all. Its
 // Hashes are appended to dst[:0], which the sketch then owns; pass nil for a new slice.
-// It costs a sort of the features, O(n log n), and allocates only when dst lacks room for
-// len(features) values.
+// It costs a sort of the features (a radix pass on their top bits: hashes are uniform),
+// and allocates only when dst lacks room for 2*len(features) values, the second half
+// the sort's scratch space, which stays in the sketch's array: clone the Hashes of a
+// sketch made from nil to keep it at its size.
 func NewSketch(dst []uint32, features []uint64, capacity int) Sketch {
-	h := SortUnique(AppendLow32(dst[:0], features))
+	n := len(features)
+	dst = slices.Grow(dst[:0], 2*n)
+	h := AppendLow32(dst[:0], features)
+	hashsort.Sort(h, dst[n:n:2*n])
+	h = slices.Compact(h)
 	if capacity > 0 && len(h) > capacity {
 		return Sketch{Hashes: h[:capacity:capacity], Sampled: true}
 	}

@@ -59,7 +59,7 @@ func FuzzDecodeDocument(f *testing.F) {
 	})
 }
 
-// documentJSONSeeds are document bodies for the two document decoders' differences:
+// documentJSONSeeds are document bodies for the three document decoders' differences:
 // names in other cases, repeated and null fields, numbers at and past float64's range,
 // escapes (surrogates among them), names that fold to a field's outside ASCII.
 var documentJSONSeeds = []string{
@@ -70,6 +70,15 @@ var documentJSONSeeds = []string{
 	"{\"\u212a\":1,\"id\":\"a\"}", `{"\u0069d":"a"}`, "{\"\u0131d\":\"a\"}", `{"id":"a","text":"x\u0000y"}`,
 	`{"id":"a","html":{"x":1}}`, `{"HTML_Base64":"PHA+eDwvcD4=","id":"a"}`, `{"id":"a"} `, ` {"id":"a"}x`, "{\"id\":\"a\tb\"}", `{"id":"a","text":"` + "\x01" + `"}`,
 	`{"id":"a","bogus":null}`, `[{"id":"a"}]`, `"id"`, `{"id":"a",}`, `{"id":"a","priority":01}`,
+	// decodeFlat's: escapes at 8-byte boundaries, ends cut short, names escaped or
+	// repeated, white space, members out of place.
+	`{"id":"a","html":"<p>\"q\" \\ \/ \b\f\n\r\t \u00e9\u0041\u20AC</p>"}`, `{"id":"a","html":"x\u00"}`, `{"id":"a","html":"x\q"}`,
+	` { "id" : "a" ,	"url":"u"` + "\n\r" + `} `, `{"id":"a","html":"\ud83d\ude00"}`, `{"id":"a","html":"abc`, `{"id":"a","html":"abc\`,
+	`{"id":"a","html":"0123456789abcde` + "\x1f" + `"}`, `{"id":"a","html":"0123456789abcdef\"0123456789abcdef\\"}`,
+	`{"id":"a","html":"é€😀 0123456789"}`, `{"id":"a","html":"x"}}`, `{}`, `{"id":"a" "url":"b"}`, `{"i\u0064":"a"}`,
+	`{"id":"a","html":"x","id":"b"}`, `{"id":"a","text":"y","text":null}`, `{"id":"a","html":"x",`, `{"id":"a":"b"}`,
+	// Control characters before a string's last escape, which fastjson.Validate misses.
+	`{"ID":"a","text":"[` + "\x10" + `\"x"}`, `{"ID":"a","text":"x` + "\t" + `\\ y"}`, `{"ID":"a","text":"x\`,
 }
 
 // FuzzDecodeDocumentJSON holds decodeDocumentJSON, the fast path, to decodeStrict's

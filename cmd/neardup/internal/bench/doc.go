@@ -11,9 +11,10 @@
 // (a Corpus, or HTML pages), and a Workload of concurrent clients that send them in
 // Phases, closed or open loop, and count every response into a ServiceResult;
 // Preload adds documents as fast as the service takes them; Emit and WrkScript write
-// the requests for wrk instead. Its request path encodes into per-client buffers and
-// reads responses with a reused fastjson parser, so that the generator takes as little
-// of a shared machine's CPU from the service as it can.
+// the requests for wrk instead. Its request path encodes into per-client buffers,
+// writes each request on its client's own connection in one system call and reads the
+// response on the same goroutine (conn), with a reused fastjson parser, so that the
+// generator takes as little of a shared machine's CPU from the service as it can.
 //
 // # Caveats
 //

@@ -120,18 +120,35 @@ func prepare[T any](n int, corpus *Corpus, done *atomic.Int64, encode func(c *Co
 // WARC files, JSONL with an html field: what 'neardup dedup' reads) and returns each as
 // the JSON of its html and content_type fields, without the braces, ready to be put in
 // a document: "html" when it is UTF-8, else "html_base64", as the Go client sends them.
-// Records without HTML are skipped; none at all is an error.
+// Records without HTML are skipped; none at all is an error. Each input is read on its
+// own, so that two directories of the same file names (two versions of a manual) give
+// all their pages: read together, the second one's would repeat the first one's ids.
 func HTMLPages(paths []string) ([][]byte, error) {
-	r, err := corpus.Open(paths, corpus.Options{})
+	var out [][]byte
+	for _, p := range paths {
+		var err error
+		if out, err = appendHTMLPages(out, p); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--html %q: no HTML page found; give directories of .html files, WARC files or JSONL with an html field", paths)
+	}
+	return out, nil
+}
+
+// appendHTMLPages appends the pages of one input of --html to out, as HTMLPages
+// returns them.
+func appendHTMLPages(out [][]byte, path string) ([][]byte, error) {
+	r, err := corpus.Open([]string{path}, corpus.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var out [][]byte
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return out, nil
 		}
 		if err != nil {
 			return nil, err
@@ -152,10 +169,6 @@ func HTMLPages(paths []string) ([][]byte, error) {
 		}
 		out = append(out, b)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--html %q: no HTML page found; give directories of .html files, WARC files or JSONL with an html field", paths)
-	}
-	return out, nil
 }
 
 // quoteJSON returns s as a JSON string, without json.Marshal's escapes of "<", ">" and

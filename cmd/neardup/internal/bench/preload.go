@@ -42,6 +42,7 @@ type PreloadConfig struct {
 // at most. acked counts the documents acknowledged, for a progress bar; ctx interrupts.
 func Preload(ctx context.Context, target *Target, docs *Docs, cfg PreloadConfig, acked *atomic.Int64) PreloadResult {
 	w := NewWorkload(WorkloadConfig{Target: target, Docs: docs, Ops: []Op{OpAdd}, Start: cfg.Start, Batch: cfg.Batch, Clients: cfg.Clients})
+	defer w.Close()
 	batches := (cfg.N + cfg.Batch - 1) / cfg.Batch
 	var (
 		seq      atomic.Int64
@@ -107,7 +108,7 @@ func sendPreload(ctx context.Context, cl *loadClient, target *Target, docs *Docs
 	}
 	cl.body = append(cl.body, "]}"...)
 	itemErrs := sumCounts(cl.stats.itemErrors)
-	status, err := target.post(ctx, "/v1/documents:batch", cl.body, &cl.resp)
+	status, err := cl.conn.post(ctx, target, "/v1/documents:batch", cl.body, &cl.resp)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return false // interrupted: this batch may not have been added

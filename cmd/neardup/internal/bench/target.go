@@ -32,6 +32,7 @@ type Target struct {
 	prefix string       // "neardup bench service: "
 
 	httpRequests atomic.Int64 // sent by client, counted by its transport
+	raw          rawBase      // where the clients' conns send, when base is plain HTTP
 }
 
 // countingTransport counts the requests it sends.
@@ -62,13 +63,14 @@ func NewTarget(base, token string, conns int, stderr io.Writer) *Target {
 		WriteBufferSize: 64 << 10,
 		ReadBufferSize:  64 << 10,
 	}
-	t := &Target{base: base, token: token, stderr: stderr, prefix: "neardup bench service: "}
+	t := &Target{base: base, token: token, stderr: stderr, prefix: "neardup bench service: ", raw: parseRawBase(base)}
 	t.client = &http.Client{Transport: countingTransport{tr, &t.httpRequests}, Timeout: loadTimeout}
 	return t
 }
 
-// post sends body to path and reads the whole response into resp (so the connection is
-// reused). err is a transport error; a non-2xx status is not one.
+// post sends body to path through the Target's http.Client and reads the whole response
+// into resp (so the connection is reused). err is a transport error; a non-2xx status is
+// not one. The clients of a run call their conn's post, which comes here for https.
 func (t *Target) post(ctx context.Context, path string, body []byte, resp *bytes.Buffer) (status int, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+path, bytes.NewReader(body))
 	if err != nil {

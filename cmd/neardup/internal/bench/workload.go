@@ -117,6 +117,13 @@ func (w *Workload) Prepare(nDocs, nQueries int, made *atomic.Int64) error {
 	return err
 }
 
+// Close closes the clients' connections. It is not safe to call while a phase runs.
+func (w *Workload) Close() {
+	for _, c := range w.clients {
+		c.conn.close()
+	}
+}
+
 // Sent returns the requests sent since ResetLive; safe to call while a phase runs.
 func (w *Workload) Sent() int64 { return w.sent.Load() }
 
@@ -197,6 +204,7 @@ type loadClient struct {
 	corpus *Corpus
 	text   []byte
 	body   []byte
+	conn   conn
 	resp   bytes.Buffer
 	parser fastjson.Parser
 	stats  loadStats
@@ -260,7 +268,7 @@ func (c *loadClient) do(ctx context.Context, op Op, from time.Time) {
 	path, body, items := c.request(op)
 	c.stats.requests[op]++
 	c.w.sent.Add(1)
-	status, err := c.w.target.post(ctx, path, body, &c.resp)
+	status, err := c.conn.post(ctx, c.w.target, path, body, &c.resp)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted: neither a success nor an error
 			c.stats.requests[op]--

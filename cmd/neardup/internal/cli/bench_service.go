@@ -366,6 +366,7 @@ func (c *benchServiceCmd) preparePool(e *env, w *bench.Workload, ops []bench.Op)
 func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *bench.Target, docs *bench.Docs) error {
 	ops := bench.ParseMode(c.mode)
 	w := bench.NewWorkload(bench.WorkloadConfig{Target: target, Docs: docs, Ops: ops, Start: c.start, Batch: c.batch, Clients: c.clients})
+	defer w.Close()
 	show := c.output.showProgress(e)
 	if err := c.preparePool(e, w, ops); err != nil {
 		return err
