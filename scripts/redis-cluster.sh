@@ -13,7 +13,7 @@
 # their own clusters on free ports (internal/redistest).
 #
 # Usage: scripts/redis-cluster.sh start [DIR] [PORT]
-#        scripts/redis-cluster.sh stop  [DIR]     (SHUTDOWN NOSAVE each node; DIR is kept)
+#        scripts/redis-cluster.sh stop  [DIR] [PORT]   (SHUTDOWN NOSAVE each node; DIR is kept)
 # Then:  neardup serve --redis redis://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002
 set -euo pipefail
 
