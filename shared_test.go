@@ -62,6 +62,7 @@ func TestShared(t *testing.T) {
 	t.Run("SimRace", func(t *testing.T) {
 		testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true}))
 	})
+	t.Run("NearMany", func(t *testing.T) { testSharedNear(t, replicas(t, 1, Options{})[0]) })
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
 		if err != nil {
@@ -330,5 +331,62 @@ func testSharedExpiry(t *testing.T, ds []*Detector, now *atomic.Int64) {
 		if err != nil || ok != (i >= 20) {
 			t.Errorf("Get(old%d) after the sweep = %v, %v; want %v", i, ok, err, i >= 20)
 		}
+	}
+}
+
+// testSharedNear checks Near on a shared store, which reads a query's postings and
+// candidates' records a call a master (store.MultiReader), against Near on a memory
+// store holding the same documents, where the SimHash index and the bands are in
+// memory: by both fingerprints, by a SimHash alone up to 4 bits off, and by a
+// signature alone.
+func testSharedNear(t *testing.T, shared *Detector) {
+	mem, err := NewDetector(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(i int) []string { return words(uint64(i%40), 150) } // 40 originals, copies of each
+	for i := range 120 {
+		w := text(i)
+		w[i%150] = fmt.Sprintf("x%d", i) // copies differ in a word
+		doc := Document{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://example.com/%d", i), Text: strings.Join(w, " ")}
+		for _, d := range []*Detector{shared, mem} {
+			if _, err := d.Check(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	found := 0
+	for i := range 60 {
+		w := text(i)
+		w[(i+7)%150], w[(i+70)%150] = "q1", "q2"
+		e, err := mem.Fingerprinter().Fingerprint(Document{ID: "q", Text: strings.Join(w, " ")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flip := uint64(1)<<(i%64) | uint64(1)<<((i*7)%64) | uint64(1)<<((i*13)%64) | uint64(1)<<((i*29)%64)
+		if i%3 == 0 {
+			flip &= flip - 1 // 3 bits or fewer
+		}
+		for _, q := range []Query{
+			{SimHash: e.SimHash, HasSimHash: true, MinHash: e.MinHash},
+			{SimHash: e.SimHash ^ flip, HasSimHash: true},
+			{MinHash: e.MinHash},
+		} {
+			want, err := mem.Near(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := shared.Near(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("query %d (%x, %d values): shared Near = %v, memory Near = %v", i, q.SimHash, len(q.MinHash), got, want)
+			}
+			found += len(want)
+		}
+	}
+	if found < 60 {
+		t.Fatalf("%d matches in all: the queries found too little to compare", found)
 	}
 }

@@ -206,3 +206,62 @@ func (d *Engine) nearMany(e *api.Entry, p *plan, recs map[uint64]*Record) {
 		}
 	}
 }
+
+// queryMany is nearStored for a query (Near) on a store that reads many keys at once:
+// the query's SimHash table and band postings in one IDsMany, then the records of the
+// candidates not cached in one RecordsMany, where nearStored makes a call a key and a
+// record (on Redis some 50 script calls a query instead of a few).
+func (d *Engine) queryMany(e *api.Entry, near Near, mr store.MultiReader) ([]*Record, error) {
+	if e.Words < d.cfg.MinWords {
+		return nil, nil
+	}
+	var keys []store.Key
+	if near != NearMinHash {
+		for _, k := range d.simTabKeys(e) {
+			keys = append(keys, store.Key{Namespace: nsSimTab, Key: k})
+		}
+	}
+	if near != NearSimHash && len(e.MinHash) == d.cfg.MinHashK {
+		for _, k := range lsh.AppendBandKeys(nil, e.MinHash, d.bands, d.rows) {
+			keys = append(keys, store.Key{Namespace: nsBand, Key: be64(k)})
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	ids, err := mr.IDsMany(keys)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	recs := map[uint64]*Record{}
+	var cands, want, epochs []uint64
+	for _, list := range ids {
+		for _, seq := range list {
+			if _, ok := recs[seq]; ok {
+				continue
+			}
+			r, epoch := d.recs.get(seq)
+			recs[seq] = r
+			cands = append(cands, seq)
+			if r == nil {
+				want, epochs = append(want, seq), append(epochs, epoch)
+			}
+		}
+	}
+	if len(want) > 0 {
+		got, ok, err := mr.RecordsMany(want)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		if err := d.putRecords(recs, want, epochs, got, ok); err != nil {
+			return nil, err
+		}
+	}
+	var out []*Record
+	for _, seq := range cands {
+		if r := recs[seq]; r != nil && d.near(d.compare(e, r), near) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

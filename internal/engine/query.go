@@ -44,7 +44,13 @@ func (d *Engine) Near(q api.Query) ([]api.Match, error) {
 		near = NearSimHash
 	}
 	e := api.Entry{Fingerprints: api.Fingerprints{SimHash: q.SimHash, MinHash: q.MinHash, Words: d.cfg.MinWords}}
-	found, err := d.nearStored(&e, near, func(uint64) bool { return false }, nil)
+	var found []*Record
+	var err error
+	if mr, ok := d.st.(store.MultiReader); ok && d.shared {
+		found, err = d.queryMany(&e, near, mr)
+	} else {
+		found, err = d.nearStored(&e, near, func(uint64) bool { return false }, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

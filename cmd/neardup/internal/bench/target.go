@@ -117,6 +117,13 @@ func (t *Target) describe(err error) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("no service listens at --addr %s (connection refused); start one with 'neardup serve --data DIR' or point --addr at it", t.base)
 	}
+	// A batch is answered after its last document: on a service that adds slowly (a
+	// Redis store, some 40 ms an add on a loaded machine) a batch of 500 takes longer
+	// than the request timeout, as the service's own --timeout does.
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("no answer within %v: %w; with --batch, a request waits for all its documents: send smaller batches (100 on a Redis store)", t.client.Timeout, err)
+	}
 	return err
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
@@ -103,5 +105,32 @@ func TestWorkloadRefused(t *testing.T) {
 	}
 	if err := WriteServiceReport(io.Discard, res, false); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTimeoutAdvice: a request that gets no answer within the client's timeout is
+// reported with the advice to send smaller batches, the cure when batches of adds on a
+// slow store outlast it.
+func TestTimeoutAdvice(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	var stderr strings.Builder
+	target := NewTarget(srv.URL, "", 1, &stderr)
+	target.client.Timeout = 50 * time.Millisecond
+	docs := SyntheticDocs(NewCorpus(1, 200, 3, 0.1), 0)
+	w := NewWorkload(WorkloadConfig{Target: target, Docs: docs, Ops: ParseMode("add"), Batch: 4, Clients: 1})
+	res := w.Measure(context.Background(), Phase{Requests: 1})
+	if res.TransportErrors != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if s := stderr.String(); !strings.Contains(s, "no answer within 50ms") || !strings.Contains(s, "send smaller batches") {
+		t.Fatalf("stderr: %q", s)
 	}
 }

@@ -73,7 +73,9 @@ not the verdicts.
 
 --preload N fills the service instead: N documents from --start, 500 to a batch
 request from 8 clients (--batch and --clients change that), showing the documents per
-second. When a batch fails it stops and names the --start to resume from.
+second. When a batch fails it stops and names the --start to resume from. A batch
+is answered once its last document is added, one after the other: on a Redis store
+send smaller batches from more clients (--batch 100 --clients 16).
 
 The workload of the figures in docs/performance.md (2 cores, loopback, 1M documents of
 2 KB in the store):
