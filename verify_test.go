@@ -3,6 +3,7 @@ package neardup
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,4 +184,54 @@ func TestDetectorVerifyReopen(t *testing.T) {
 	dir = t.TempDir()
 	run(dir, false, 0, 1) // made with verification
 	run(dir, true, 2, 3)
+}
+
+// TestDetectorExactCopiesVerified checks the verdicts around exact copies, whose stored
+// records a check reads without decoding their sketches: an exact copy still matches at
+// similarity 1, and a near copy checked after it, before and after the store is opened
+// again (which rebuilds the band postings from the records), is still compared by the
+// sketches (the exact Jaccard similarity, not the estimate), so no record read without
+// its sketch took a sketch's place.
+func TestDetectorExactCopiesVerified(t *testing.T) {
+	dir := t.TempDir()
+	base := words(7, 150)
+	text := strings.Join(base, " ")
+	edited := slices.Clone(base)
+	edited[40], edited[90] = "lorem", "ipsum"
+	near := Document{ID: "near", Text: strings.Join(edited, " ")}
+	for round := range 2 {
+		s, err := pebblestore.Open(dir, pebblestore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := OpenDetector(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			doc := Document{ID: fmt.Sprintf("copy-%d-%d", round, i), URL: fmt.Sprintf("https://example.com/%d/%d", round, i), Text: text}
+			v, err := d.Check(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ExactDuplicate
+			if round == 0 && i == 0 {
+				want = Unique
+			}
+			if v.Kind != want || want != Unique && (v.Matches[0].Similarity != 1 || v.Matches[0].Distance != 0) {
+				t.Fatalf("round %d copy %d: %v %+v, want %v at similarity 1", round, i, v.Kind, v.Matches, want)
+			}
+		}
+		v, err := d.Peek(near)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteJaccard(shingleSet(t, d.Fingerprinter(), near), shingleSet(t, d.Fingerprinter(), Document{ID: "x", Text: text}))
+		if v.Kind != NearDuplicate || len(v.Matches) == 0 || v.Matches[0].Similarity != want || want == 1 {
+			t.Fatalf("round %d: near copy %v %+v, want near at the exact similarity %v", round, v.Kind, v.Matches, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -118,7 +118,17 @@ func (e Entry) MarshalBinary() ([]byte, error) { return e.AppendBinary(nil) }
 // for versions 1 and 2, which stores hold from before RawURL and Sketch. A truncated, corrupt or
 // unknown-version input is an error wrapping ErrEncoding, and e is
 // then unchanged. The strings and signature are copied out of data.
-func (e *Entry) UnmarshalBinary(data []byte) error {
+func (e *Entry) UnmarshalBinary(data []byte) error { return e.unmarshal(data, true) }
+
+// UnmarshalWithoutSketch is UnmarshalBinary leaving Sketch empty: the sketch's bytes are
+// stepped over, not decoded or checked. Decoding a sketch is most of the cost of reading
+// an entry back, and a reader that does not compare by it (an exact copy of a document
+// has that document's sketch) need not pay it. An entry read so must not be written
+// back, or its sketch is lost.
+func (e *Entry) UnmarshalWithoutSketch(data []byte) error { return e.unmarshal(data, false) }
+
+// unmarshal is UnmarshalBinary, decoding the sketch only when sketch is true.
+func (e *Entry) unmarshal(data []byte, sketch bool) error {
 	d := decoder{b: data}
 	version := d.u8()
 	if version < 1 || version > entryVersion {
@@ -162,7 +172,7 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 		x.RawURL = d.str()
 	}
 	if version >= 3 {
-		if p := d.take(d.uvarint()); len(p) > 0 {
+		if p := d.take(d.uvarint()); len(p) > 0 && sketch {
 			if err := x.Sketch.UnmarshalBinary(p); err != nil {
 				d.fail(err)
 			}

@@ -145,6 +145,14 @@ func FuzzEntryBinary(f *testing.F) {
 			}
 			return
 		}
+		var lean Entry
+		if err := lean.UnmarshalWithoutSketch(data); err != nil || !lean.Sketch.Empty() {
+			t.Fatalf("UnmarshalWithoutSketch of an accepted entry: %v, sketch %v", err, lean.Sketch)
+		}
+		lean.Sketch = e.Sketch
+		if !sameEntry(e, lean) {
+			t.Fatalf("UnmarshalWithoutSketch differs from UnmarshalBinary but for the sketch")
+		}
 		var again Entry
 		b, _ := e.MarshalBinary()
 		if err := again.UnmarshalBinary(b); err != nil || !sameEntry(e, again) {

@@ -111,7 +111,8 @@ func (d *Engine) bandsMoved() {
 }
 
 // recordBands calls fn with the band keys of every stored document, in record id order,
-// until fn returns false, decoding the records as they were when it started.
+// until fn returns false, decoding the records as they were when it started (but for
+// their sketches, which band keys do not need).
 func (d *Engine) recordBands(fn func(seq uint64, keys []uint64) bool) error {
 	var failed error
 	err := d.st.Records(func(seq uint64, rec []byte) bool {
@@ -119,7 +120,7 @@ func (d *Engine) recordBands(fn func(seq uint64, keys []uint64) bool) error {
 			return true
 		}
 		var r Record
-		if failed = r.unmarshalRecord(rec); failed != nil {
+		if failed = r.unmarshalRecord(rec, false); failed != nil {
 			failed = fmt.Errorf("neardup: record %d: %w", seq, failed)
 			return false
 		}

@@ -191,7 +191,7 @@ func checkBandPostings(t *testing.T, d *Engine, s store.Store, stored bool) {
 			return true
 		}
 		var r Record
-		if err := r.unmarshalRecord(rec); err != nil {
+		if err := r.unmarshalRecord(rec, true); err != nil {
 			t.Fatal(err)
 		}
 		live[seq] = true

@@ -41,7 +41,7 @@ func (d *Engine) gather(e *api.Entry, h keyHints) (plan, error) {
 			if skip(seq) {
 				return true
 			}
-			r, err := d.load(seq)
+			r, err := d.loadExact(seq)
 			if err != nil {
 				loadErr = err
 				return false

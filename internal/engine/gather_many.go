@@ -122,7 +122,7 @@ func (d *Engine) putRecords(recs map[uint64]*Record, seqs, epochs []uint64, got 
 			continue
 		}
 		r := &Record{seq: seq}
-		if err := r.unmarshalRecord(got[i]); err != nil {
+		if err := r.unmarshalRecord(got[i], true); err != nil {
 			return fmt.Errorf("neardup: record %d: %w", seq, err)
 		}
 		recs[seq] = r

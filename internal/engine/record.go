@@ -59,11 +59,14 @@ func (r *Record) appendRecord(b []byte) []byte {
 }
 
 // unmarshalRecord reads appendRecord's form into r (but its seq).
-func (r *Record) unmarshalRecord(rec []byte) error {
+func (r *Record) unmarshalRecord(rec []byte, sketch bool) error {
 	if len(rec) < 8 {
 		return fmt.Errorf("%w: record of %d bytes", api.ErrEncoding, len(rec))
 	}
 	r.LastSeen = time.Unix(0, int64(binary.LittleEndian.Uint64(rec)))
+	if !sketch {
+		return r.Entry.UnmarshalWithoutSketch(rec[8:])
+	}
 	return r.Entry.UnmarshalBinary(rec[8:])
 }
 
@@ -85,7 +88,16 @@ func seenAt(fetch, now time.Time) time.Time {
 func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
 // load returns the stored document with the record id, or nil when there is none.
-func (d *Engine) load(seq uint64) (*Record, error) {
+func (d *Engine) load(seq uint64) (*Record, error) { return d.loadRecord(seq, true) }
+
+// loadExact is load for a stored document with the main text of the entry being
+// checked: its sketch is not decoded, as the two have the same shingles, so that a
+// page seen under many URLs does not pay a sketch's decoding for each stored copy. The
+// record it returns goes into a verdict only: never into the record cache, never
+// written back.
+func (d *Engine) loadExact(seq uint64) (*Record, error) { return d.loadRecord(seq, false) }
+
+func (d *Engine) loadRecord(seq uint64, sketch bool) (*Record, error) {
 	rec, ok, err := d.st.Record(seq)
 	if err != nil {
 		return nil, storeErr(err)
@@ -94,7 +106,7 @@ func (d *Engine) load(seq uint64) (*Record, error) {
 		return nil, nil
 	}
 	r := &Record{seq: seq}
-	if err := r.unmarshalRecord(rec); err != nil {
+	if err := r.unmarshalRecord(rec, sketch); err != nil {
 		return nil, fmt.Errorf("neardup: record %d: %w", seq, err)
 	}
 	return r, nil
