@@ -274,7 +274,16 @@ func TestDuplicateIDsAcrossInputs(t *testing.T) {
 	if want := fmt.Sprint([]string{"x", a + ":2", b + ":2"}); fmt.Sprint(ids) != want {
 		t.Errorf("ids %v, want %s", ids, want)
 	}
-	if len(bad) != 1 || !errors.Is(bad[0], corpus.ErrDuplicateID) || bad[0].Source.File != b {
+	if len(bad) != 1 || !errors.Is(bad[0], corpus.ErrDuplicateID) || bad[0].Source.File != b || strings.Contains(bad[0].Error(), "parent directory") {
+		t.Errorf("bad %v", bad)
+	}
+
+	// Two directories of the same relative paths: the error says what to give instead.
+	da, db := filepath.Join(dir, "v1"), filepath.Join(dir, "v2")
+	writeFile(t, filepath.Join(da, "p.txt"), []byte("one"))
+	writeFile(t, filepath.Join(db, "p.txt"), []byte("two"))
+	_, bad, _ = readAll(t, []string{da, db}, corpus.Options{})
+	if len(bad) != 1 || !errors.Is(bad[0], corpus.ErrDuplicateID) || !strings.Contains(bad[0].Error(), "give their parent directory instead") {
 		t.Errorf("bad %v", bad)
 	}
 }

@@ -248,7 +248,13 @@ func (r *Reader) next() (*item, error) {
 		}
 		if it.kind == kindDoc && !r.firstID(it.rec.ID) {
 			it.kind = kindBad
-			it.err = badf(ErrDuplicateID, "%q is the id of an earlier record", it.rec.ID)
+			hint := ""
+			if _, ok := r.cur.(*dirSource); ok {
+				// A directory's ids are paths relative to it: two versions of a site given
+				// side by side repeat each other's.
+				hint = "; two directories holding the same relative path give the same id: give their parent directory instead"
+			}
+			it.err = badf(ErrDuplicateID, "%q is the id of an earlier record%s", it.rec.ID, hint)
 		}
 		switch it.kind {
 		case kindDoc:
