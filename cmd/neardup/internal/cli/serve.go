@@ -341,17 +341,7 @@ func (c *serveCmd) setUp(log *slog.Logger, cfg serveConfig, getenv func(string) 
 	if c.memoryLimit > 0 && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(c.memoryLimit))
 	}
-	// Under a memory limit the collector runs sooner as the heap nears it, so below it
-	// the heap may grow to three times what is live rather than two: half as many
-	// collections, which took 8% of the service's CPU with HTML pages. Without a limit
-	// the Go default stands, and GOGC wins either way.
-	if (c.memoryLimit > 0 || getenv("GOMEMLIMIT") != "") && getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
 }
-
-// serveGCPercent is the service's GOGC under a memory limit.
-const serveGCPercent = 200
 
 // wait serves until Serve fails or ctx is done, then stops the server within
 // --shutdown-timeout and closes the index.
