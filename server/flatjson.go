@@ -63,23 +63,11 @@ func (dj *documentJSON) flatName(b []byte) (*string, int) {
 	if end == len(b) || b[end] != '"' {
 		return nil, 0
 	}
-	var f *string
-	switch string(b[1:end]) {
-	case "id":
-		f = &dj.ID
-	case "url":
-		f = &dj.URL
-	case "html":
-		f = &dj.HTML
-	case "html_base64":
-		f = &dj.HTMLBase64
-	case "text":
-		f = &dj.Text
-	case "content_type":
-		f = &dj.ContentType
-	case "fetch_time":
-		f = &dj.FetchTime
+	name := b[1:end]
+	if bytes.ContainsFunc(name, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+		return nil, 0 // field folds case; this decoder takes the lower-case names only
 	}
+	f := dj.field(name)
 	return f, end + 1
 }
 
