@@ -19,6 +19,8 @@ type Record struct {
 	LastSeen time.Time
 	// seq is the document's record id in the store: the order of arrival.
 	seq uint64
+	// partial marks a record read without its sketch (loadExact).
+	partial bool
 }
 
 // candidate returns the record as the keep policy sees it.
@@ -93,9 +95,20 @@ func (d *Engine) load(seq uint64) (*Record, error) { return d.loadRecord(seq, tr
 // loadExact is load for a stored document with the main text of the entry being
 // checked: its sketch is not decoded, as the two have the same shingles, so that a
 // page seen under many URLs does not pay a sketch's decoding for each stored copy. The
-// record it returns goes into a verdict only: never into the record cache, never
-// written back.
-func (d *Engine) loadExact(seq uint64) (*Record, error) { return d.loadRecord(seq, false) }
+// record it returns goes into a verdict, or into the record cache marked partial,
+// which only another exact read takes from there; it is never written back.
+func (d *Engine) loadExact(seq uint64) (*Record, error) {
+	r, epoch := d.recs.getExact(seq)
+	if r != nil {
+		return r, nil
+	}
+	r, err := d.loadRecord(seq, false)
+	if r != nil {
+		r.partial = true
+		d.recs.put(seq, r, epoch)
+	}
+	return r, err
+}
 
 func (d *Engine) loadRecord(seq uint64, sketch bool) (*Record, error) {
 	rec, ok, err := d.st.Record(seq)

@@ -23,6 +23,11 @@ const recordCacheBytes = 16 << 20
 // recordCacheSize of them (about 800 bytes each at the defaults: 13 MB) and their
 // sketches' hashes up to recordCacheBytes.
 //
+// It also holds records read without their sketches (partial: an exact copy's sketch
+// is the entry's own, see loadExact), which only getExact returns: a page posted under
+// many URLs makes every check of it read each stored copy, and a group of them is read
+// again on each add. A record read whole replaces a partial one, never the reverse.
+//
 // Its records are shared and never changed. A write that changes or removes a record
 // calls drop; a record read from the store before a drop is not put in after it
 // (epoch), so no check finds a record older than the store's once the write is done.
@@ -40,13 +45,18 @@ func newRecordCache() *recordCache {
 
 // get returns the cached record seq, or nil and the epoch to pass to put with the record
 // read from the store.
-func (c *recordCache) get(seq uint64) (*Record, uint64) {
+func (c *recordCache) get(seq uint64) (*Record, uint64) { return c.lookup(seq, false) }
+
+// getExact is get for a record that may be partial.
+func (c *recordCache) getExact(seq uint64) (*Record, uint64) { return c.lookup(seq, true) }
+
+func (c *recordCache) lookup(seq uint64, partial bool) (*Record, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r := c.cur[seq]; r != nil {
+	if r := c.cur[seq]; r != nil && (partial || !r.partial) {
 		return r, 0
 	}
-	if r := c.prev[seq]; r != nil {
+	if r := c.prev[seq]; r != nil && (partial || !r.partial) {
 		delete(c.prev, seq)
 		c.add(seq, r)
 		return r, 0
@@ -59,9 +69,19 @@ func (c *recordCache) get(seq uint64) (*Record, uint64) {
 func (c *recordCache) put(seq uint64, r *Record, epoch uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.epoch == epoch {
-		c.add(seq, r)
+	if c.epoch != epoch {
+		return
 	}
+	if r.partial {
+		if old := c.cur[seq]; old != nil && !old.partial {
+			return
+		}
+		if old := c.prev[seq]; old != nil && !old.partial {
+			return
+		}
+	}
+	delete(c.prev, seq)
+	c.add(seq, r)
 }
 
 // add puts r in the newer generation; c.mu is held.

@@ -58,6 +58,44 @@ func TestRecordCache(t *testing.T) {
 	}
 }
 
+// TestRecordCachePartial: a record read without its sketch is returned only to an
+// exact read; a whole one replaces it, and it never replaces a whole one.
+func TestRecordCachePartial(t *testing.T) {
+	c := newRecordCache()
+	partial := func(seq uint64) *Record { return &Record{Entry: api.Entry{ID: "p"}, seq: seq, partial: true} }
+	whole := func(seq uint64) *Record { return &Record{Entry: api.Entry{ID: "w"}, seq: seq} }
+	_, epoch := c.getExact(1)
+	c.put(1, partial(1), epoch)
+	if r, _ := c.get(1); r != nil {
+		t.Fatal("get returned a partial record")
+	}
+	if r, _ := c.getExact(1); r == nil || !r.partial {
+		t.Fatalf("getExact(1) = %v, want the partial record", r)
+	}
+	_, epoch = c.get(1)
+	c.put(1, whole(1), epoch)
+	for _, get := range []func(uint64) (*Record, uint64){c.get, c.getExact} {
+		if r, _ := get(1); r == nil || r.partial {
+			t.Fatalf("after a whole put, record 1 is %v", r)
+		}
+	}
+	_, epoch = c.getExact(2)
+	c.put(2, whole(2), epoch)
+	c.put(2, partial(2), epoch)
+	if r, _ := c.get(2); r == nil || r.partial {
+		t.Fatalf("a partial put replaced a whole record: %v", r)
+	}
+	// The same in the older generation.
+	for seq := uint64(3); len(c.prev) == 0 || c.prev[2] == nil; seq++ {
+		_, epoch = c.get(seq)
+		c.put(seq, whole(seq), epoch)
+	}
+	c.put(2, partial(2), c.epoch)
+	if r, _ := c.get(2); r == nil || r.partial {
+		t.Fatalf("a partial put replaced a whole record of the older generation: %v", r)
+	}
+}
+
 // TestRecordCacheConcurrent runs gets, puts and drops from several goroutines (for the
 // race detector) and checks that every record found is the one put for its seq.
 func TestRecordCacheConcurrent(t *testing.T) {
