@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/html"
 	a "golang.org/x/net/html/atom"
@@ -29,16 +31,17 @@ import (
 // When vis is not nil, buildTree also runs visibleFast's state machine on what it reads,
 // and sets vis.ok when that gave the page's visible text: when buildTree read the page
 // and visibleFast would not have given up on it.
-func buildTree(page string, vis *visibleState) (doc *html.Node, ok bool) {
+func buildTree(page string, vis *visibleState, sc *scratch) (doc *html.Node, ok bool) {
 	if strings.IndexByte(page, 0) >= 0 {
 		return nil, false
 	}
 	b := &builder{vis: vis}
 	if vis != nil {
 		vis.ok = true
-		vis.b.Grow(len(page) / 4)
+		vis.b = slices.Grow(vis.b[:0], len(page)/4)
 	}
-	b.alloc.init(page)
+	b.alloc.init(page, sc)
+	defer b.alloc.keep(sc)
 	b.doc = b.alloc.node(html.DocumentNode, 0, "")
 	var joined []byte // text on both sides of comments, which stripRaw joins
 	for page != "" && !b.fail {
@@ -356,12 +359,28 @@ type slabs struct {
 	chunk int
 }
 
-// init sizes the first slabs for page: a node per "<" at most, but for the elements
-// the parser implies, and an attribute per "=".
-func (s *slabs) init(page string) {
+// init sizes the first slabs for page, sc's when they are large enough: a node per "<"
+// at most, but for the elements the parser implies, and an attribute per "=".
+func (s *slabs) init(page string, sc *scratch) {
 	s.chunk = 64
-	s.nodes = make([]html.Node, 0, strings.Count(page, "<")+8)
-	s.attrs = make([]html.Attribute, 0, strings.Count(page, "=")+8)
+	s.nodes = grow(sc.nodes, strings.Count(page, "<")+8)
+	s.attrs = grow(sc.attrs, strings.Count(page, "=")+8)
+	sc.nodes, sc.attrs = s.nodes, s.attrs
+}
+
+// keep leaves in sc the first slabs with the length used of each, which its put clears.
+func (s *slabs) keep(sc *scratch) {
+	sc.nodes = usedOf(sc.nodes, s.nodes)
+	sc.attrs = usedOf(sc.attrs, s.attrs)
+}
+
+// usedOf returns first up to what was used of it, given cur, the slab allocation went
+// on in: first itself, or once it was full, a later one.
+func usedOf[T any](first, cur []T) []T {
+	if cap(first) > 0 && cap(cur) > 0 && unsafe.SliceData(first) == unsafe.SliceData(cur) {
+		return first[:len(cur)]
+	}
+	return first[:cap(first)]
 }
 
 // node returns a new node; the slab is never appended past its capacity, so that

@@ -39,13 +39,13 @@ func dump(doc *html.Node) string {
 func checkBuild(t testing.TB, s string) (ok, visible bool) {
 	t.Helper()
 	var v visibleState
-	got, ok := buildTree(s, &v)
+	got, ok := buildTree(s, &v, new(scratch))
 	if !ok {
 		return false, false
 	}
 	if v.ok {
 		text, title := visibleText(s)
-		if g := normalize(v.b.String()); g != text {
+		if g := normalize(string(v.b)); g != text {
 			t.Fatalf("buildTree(%q)'s visible text is %q, visibleText's %q", s, g, text)
 		}
 		if g := normalize(v.title); g != title {

@@ -47,7 +47,7 @@ type builder struct {
 // (with the page after it) and an end tag; visOff notes where visibleFast gives up.
 func (b *builder) visText(s string) {
 	if b.vis != nil && b.vis.skip == 0 && s != "" {
-		writeUnescaped(&b.vis.b, s)
+		b.vis.b = appendUnescaped(b.vis.b, s)
 	}
 }
 

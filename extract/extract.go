@@ -205,7 +205,9 @@ func runVisible(s, name string, opts *Options, start time.Time, visible bool) (R
 // be waiting.
 func extract(s string, opts *Options, deadline time.Time, visible bool) (r Result, vis *visibleResult, err error) {
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
-	doc, vis, err := parse(s, visible)
+	sc := getScratch()
+	defer sc.put()
+	doc, vis, err := parse(s, visible, sc)
 	if err != nil {
 		return Result{}, nil, err
 	}
@@ -213,7 +215,8 @@ func extract(s string, opts *Options, deadline time.Time, visible bool) (r Resul
 	if maxDepth <= 0 || maxDepth > DefaultMaxDepth {
 		maxDepth = DefaultMaxDepth
 	}
-	t := &tree{els: make([]elem, 0, len(s)/64), classes: make(map[string]words)}
+	t := &tree{els: grow(sc.els, len(s)/64), classes: make(map[string]words)}
+	defer func() { sc.els = t.els }()
 	if d := t.index(doc, maxDepth); d > maxDepth {
 		return Result{}, vis, fmt.Errorf("%w: elements nested more than %d deep, the limit; raise MaxDepth (at most %d)", ErrTooDeep, maxDepth, DefaultMaxDepth)
 	}
@@ -232,7 +235,7 @@ func extract(s string, opts *Options, deadline time.Time, visible bool) (r Resul
 		}
 		t.sum()
 		title := t.title(roots, ogTitle, r.Title)
-		r.Text = t.mainText(roots, title)
+		r.Text = t.mainText(roots, title, sc)
 		r.Title = title
 		if r.Author == "" {
 			r.Author = t.author()
@@ -265,14 +268,15 @@ func extract(s string, opts *Options, deadline time.Time, visible bool) (r Resul
 
 // parse returns the tree of the page s, built by buildTree, else by html.Parse from the
 // stripped page, and its visible text when visible is true and buildTree read it.
-func parse(s string, visible bool) (*html.Node, *visibleResult, error) {
+func parse(s string, visible bool, sc *scratch) (*html.Node, *visibleResult, error) {
 	var v *visibleState
 	if visible {
-		v = new(visibleState)
+		v = &visibleState{b: sc.vis}
+		defer func() { sc.vis = v.b }()
 	}
-	if doc, ok := buildTree(s, v); ok {
+	if doc, ok := buildTree(s, v, sc); ok {
 		if v != nil && v.ok {
-			return doc, &visibleResult{normalize(v.b.String()), normalize(v.title)}, nil
+			return doc, &visibleResult{normalizeBytes(v.b), normalize(v.title)}, nil
 		}
 		return doc, nil, nil
 	}

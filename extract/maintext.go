@@ -57,7 +57,7 @@ func (t *tree) junk(e *elem) bool {
 
 // mainText returns the article's text: the chosen elements' text without the dropped
 // ones, one block per line. It detaches the dropped elements from the tree.
-func (t *tree) mainText(roots []int32, skipTitle string) string {
+func (t *tree) mainText(roots []int32, skipTitle string, sc *scratch) string {
 	// The dropped subtrees are detached from the tree, which is this call's own, so
 	// that the walk below needs no lookup.
 	for _, r := range roots {
@@ -68,12 +68,13 @@ func (t *tree) mainText(roots []int32, skipTitle string) string {
 			}
 		}
 	}
-	var b strings.Builder
+	b := sc.text[:0]
+	defer func() { sc.text = b }()
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
-			b.WriteString(n.Data)
+			b = append(b, n.Data...)
 			return
 		case html.ElementNode:
 		default:
@@ -91,20 +92,20 @@ func (t *tree) mainText(roots []int32, skipTitle string) string {
 			// none around the formula.
 			sep = ""
 			if n.PrevSibling != nil && n.Data != "math" {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
 		}
-		b.WriteString(sep)
+		b = append(b, sep...)
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
 		}
-		b.WriteString(sep)
+		b = append(b, sep...)
 	}
 	for _, r := range roots {
-		b.WriteByte('\n')
+		b = append(b, '\n')
 		walk(t.els[r].n)
 	}
-	return normalize(b.String())
+	return normalizeBytes(b)
 }
 
 // title returns the article's title: the first h1 inside the article, else the first

@@ -89,7 +89,8 @@ func sevenBit(b []byte) bool {
 // It runs on the visible text and the main text of every page, so ASCII, most of the
 // bytes of most pages, is read a byte at a time and printable runs copied whole; other
 // runes are classified as unicode does (normalizeRef in the tests is the rune-by-rune
-// definition, and FuzzNormalize holds the two to the same output).
+// definition, and FuzzNormalize holds the two to the same output). What it returns is
+// always a new string, never s or a part of it: normalizeBytes relies on that.
 func normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))

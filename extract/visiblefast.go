@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,16 +20,18 @@ func visibleFast(page string) (text, title string, ok bool) {
 	if strings.IndexByte(page, 0) >= 0 {
 		return "", "", false
 	}
-	var v visibleState
-	v.b.Grow(len(page) / 4)
+	sc := getScratch()
+	defer sc.put()
+	v := visibleState{b: slices.Grow(sc.vis, len(page)/4)}
+	defer func() { sc.vis = v.b }()
 	for {
 		i := tokenStart(page)
 		if i > 0 && v.skip == 0 {
-			writeUnescaped(&v.b, page[:i])
+			v.b = appendUnescaped(v.b, page[:i])
 		}
 		page = page[i:]
 		if page == "" {
-			return normalize(v.b.String()), normalize(v.title), true
+			return normalizeBytes(v.b), normalize(v.title), true
 		}
 		var n int
 		switch c := page[1]; {
@@ -67,7 +70,7 @@ func visibleFast(page string) (text, title string, ok bool) {
 
 // visibleState is visibleTokens' state machine, for visibleFast.
 type visibleState struct {
-	b     strings.Builder
+	b     []byte
 	skip  atom.Atom // the element whose content is being skipped
 	depth int       // how many skip elements are open (templates nest)
 	title string
@@ -84,7 +87,7 @@ func (v *visibleState) start(a atom.Atom) {
 	case skipped(a):
 		v.skip, v.depth = a, 1
 	default:
-		v.b.WriteString(separator(a))
+		v.b = append(v.b, separator(a)...)
 	}
 }
 
@@ -92,7 +95,7 @@ func (v *visibleState) start(a atom.Atom) {
 func (v *visibleState) end(a atom.Atom) {
 	switch {
 	case v.skip == 0:
-		v.b.WriteString(separator(a))
+		v.b = append(v.b, separator(a)...)
 	case a == v.skip:
 		if v.depth--; v.depth == 0 {
 			v.skip = 0
@@ -142,14 +145,13 @@ func tokenStart(page string) int {
 	}
 }
 
-// writeUnescaped writes the text s with its character references decoded, as the
+// appendUnescaped appends the text s with its character references decoded, as the
 // tokenizer's text tokens are.
-func writeUnescaped(b *strings.Builder, s string) {
+func appendUnescaped(b []byte, s string) []byte {
 	if strings.IndexByte(s, '&') < 0 {
-		b.WriteString(s)
-		return
+		return append(b, s...)
 	}
-	b.WriteString(html.UnescapeString(s))
+	return append(b, html.UnescapeString(s)...)
 }
 
 // rawText reports whether the tokenizer reads the content of element a as raw text or
