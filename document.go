@@ -162,10 +162,10 @@ func (f *Fingerprinter) fingerprint(doc Document, dst []uint64, features bool) (
 		fp.Raw = sha256.Sum256(st.norm)
 	}
 	if full != main {
-		// The whole page's visible text: units only.
+		// The whole page's visible text: its normalized units, for the hash alone.
 		st.start()
 		st.min.ObserveUnits(st.observe)
-		st.units = st.min.AppendUnitHashes(st.units[:0], full)
+		st.min.ObserveText(full)
 		st.min.ObserveUnits(nil)
 		fp.Text = sha256.Sum256(st.norm)
 	}

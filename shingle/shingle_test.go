@@ -516,6 +516,34 @@ func TestObserveUnits(t *testing.T) {
 	}
 }
 
+// TestObserveText checks that ObserveText shows an observer Tokens' units, over several
+// windows of text too, and leaves nothing behind: the features made after it are the
+// text's.
+func TestObserveText(t *testing.T) {
+	for _, text := range []string{englishText(64 << 10), "Café “déjà vu”: 42 times — 東京タワー.", "", "one"} {
+		for _, opt := range []Options{{}, {Unit: Chars}, {RemoveStopWords: true, MaskNumbers: true}} {
+			s, err := New(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got []string
+			for tok := range s.Tokens(text) {
+				want = append(want, string(tok))
+			}
+			plain := s.AppendHashes(nil, text)
+			s.ObserveUnits(func(u []byte) { got = append(got, string(u)) })
+			s.ObserveText(text)
+			s.ObserveUnits(nil)
+			if !slices.Equal(got, want) {
+				t.Errorf("%+v, %d bytes: ObserveText showed %d units, Tokens %d", opt, len(text), len(got), len(want))
+			}
+			if h := s.AppendHashes(nil, text); !slices.Equal(h, plain) {
+				t.Errorf("%+v, %d bytes: the features after ObserveText differ", opt, len(text))
+			}
+		}
+	}
+}
+
 // TestUnitHashes checks that the features made from a text's unit hashes are the text's,
 // on 64 KB of English (several windows) and on texts shorter than a shingle, for sets,
 // bags, sampling, stop words and characters, appended after what dst holds.

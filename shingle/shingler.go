@@ -48,6 +48,7 @@ type Shingler struct {
 	uh        []uint64
 	units     int  // units pushed in this text
 	unitsOnly bool // AppendUnitHashes: keep the unit hashes in uh, make no shingles
+	noHash    bool // ObserveText: the units go to observe alone, unhashed
 
 	out     []uint64 // the features of the text are out[base:]
 	base    int
@@ -159,6 +160,18 @@ func (s *Shingler) AppendUnitHashes(dst []uint64, text string) []uint64 {
 	s.uh, s.unitsOnly = own[:0], false
 	s.reset()
 	return out
+}
+
+// ObserveText runs text through AppendUnitHashes's normalization and segmentation for
+// the ObserveUnits callback alone, which it calls with each unit in order: no unit is
+// hashed. It is for a caller that wants a text's normalized units (to hash them as one
+// text) and not its shingles. It does not keep text.
+func (s *Shingler) ObserveText(text string) {
+	s.begin(nil)
+	s.unitsOnly, s.noHash = true, true
+	s.runString(text)
+	s.unitsOnly, s.noHash = false, false
+	s.reset()
 }
 
 // AppendShingles appends to dst the feature hashes of the shingles of a text whose unit
@@ -369,7 +382,9 @@ func (s *Shingler) push(u []byte) {
 	if s.observe != nil {
 		s.observe(u)
 	}
-	s.uh = append(s.uh, unitHash(u))
+	if !s.noHash {
+		s.uh = append(s.uh, unitHash(u))
+	}
 }
 
 // ObserveUnits makes every later AppendHashes, AppendDistinct, AppendHashesReader and
