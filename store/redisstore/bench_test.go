@@ -12,10 +12,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/store/pebblestore"
 )
@@ -56,7 +58,9 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // of them the reads of candidates' records apart, background-rt/op the resolves and
 // counts sent alone after 20 ms without a write, which no add waits for), the
 // commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
-// key) and the masters' CPU time it takes (redis-cpu-µs/doc). The store has a bucket
+// key), the masters' CPU time it takes (redis-cpu-µs/doc), the replicas'
+// (replica-cpu-µs/doc), and this process's own, the detector and the store's client
+// (proc-cpu-µs/doc, user and system, over the timed documents). The store has a bucket
 // for every 4 documents, as Options.Buckets advises (some 200 postings a bucket).
 func BenchmarkShared(b *testing.B) {
 	c := redistest.Start(b)
@@ -75,9 +79,10 @@ func BenchmarkShared(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mem0, cpu0, stats0 := usedMemory(b, db), usedCPU(b, db), commandStats(b, db)
+	mem0, cpu0, rcpu0, stats0 := usedMemory(b, db), usedCPU(b, db, false), usedCPU(b, db, true), commandStats(b, db)
 	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()
-	checkAll(b, d)
+	proc := checkAll(b, d)
+	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
 	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(rt.recs.Load()-recs)/float64(b.N), "record-rt/op")
@@ -86,9 +91,10 @@ func BenchmarkShared(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
-	cpu := usedCPU(b, db)
+	cpu, rcpu := usedCPU(b, db, false), usedCPU(b, db, true)
 	b.ReportMetric((cpu[0]+cpu[1]-cpu0[0]-cpu0[1])*1e6/float64(b.N), "redis-cpu-µs/doc")
 	b.ReportMetric((cpu[1]-cpu0[1])*1e6/float64(b.N), "redis-sys-µs/doc")
+	b.ReportMetric((rcpu[0]+rcpu[1]-rcpu0[0]-rcpu0[1])*1e6/float64(b.N), "replica-cpu-µs/doc")
 	for name, s := range commandStats(b, db) {
 		s0 := stats0[name]
 		if calls := float64(s[0]-s0[0]) / float64(b.N); calls >= 0.5 {
@@ -103,7 +109,7 @@ func BenchmarkShared(b *testing.B) {
 
 // BenchmarkSharedPebble is BenchmarkShared's load on a detector over pebblestore in a
 // temporary directory, one process holding the store: what the shared store is to be
-// compared with.
+// compared with, this process's CPU a document (proc-cpu-µs/doc) included.
 func BenchmarkSharedPebble(b *testing.B) {
 	st, err := pebblestore.Open(b.TempDir(), pebblestore.Options{})
 	if err != nil {
@@ -114,15 +120,17 @@ func BenchmarkSharedPebble(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	checkAll(b, d)
+	proc := checkAll(b, d)
+	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 }
 
-// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines, and
-// reports adds a second.
-func checkAll(b *testing.B, d *neardup.Detector) {
+// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines,
+// reports adds a second, and returns the CPU time this process spent meanwhile.
+func checkAll(b *testing.B, d *neardup.Detector) time.Duration {
 	var next atomic.Int64
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
 	b.ResetTimer()
+	u0, s0, _ := procstat.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
@@ -132,7 +140,9 @@ func checkAll(b *testing.B, d *neardup.Detector) {
 		}
 	})
 	b.StopTimer()
+	u1, s1, _ := procstat.CPUTime()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+	return u1 + s1 - u0 - s0
 }
 
 // benchDoc returns document i of the benchmarks: 300 words, one in ten a near copy of
@@ -178,12 +188,16 @@ func keyMemory(b *testing.B, db *DB) map[string]int64 {
 	return out
 }
 
-// usedCPU sums the CPU seconds of the masters (INFO cpu): used_cpu_user, then
-// used_cpu_sys (the kernel's share: sockets, the AOF).
-func usedCPU(b *testing.B, db *DB) [2]float64 {
+// usedCPU sums the CPU seconds of the masters, or of the replicas (INFO cpu):
+// used_cpu_user, then used_cpu_sys (the kernel's share: sockets, the AOF).
+func usedCPU(b *testing.B, db *DB, replicas bool) [2]float64 {
 	var mu sync.Mutex
 	var total [2]float64
-	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+	each := db.c.ForEachMaster
+	if replicas {
+		each = db.c.ForEachSlave
+	}
+	err := each(context.Background(), func(ctx context.Context, n *redis.Client) error {
 		info, err := n.InfoMap(ctx, "cpu").Result()
 		if err != nil {
 			return err
