@@ -54,10 +54,13 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
-// round trips each makes (rt/op: a pipeline to several masters counts once; record-rt/op
-// of them the reads of candidates' records apart, background-rt/op the resolves and
-// counts sent alone after 20 ms without a write, which no add waits for), the
-// commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
+// pipelines the process sends for each (rt/op: a pipeline to several masters counts
+// once, and one that carries several adds' calls once for them all; record-rt/op of them
+// the reads of candidates' records apart, background-rt/op the resolves and counts sent
+// alone after 20 ms without a write, which no add waits for), the calls of the
+// coalesced phases each add waits for (waits/op: a round trip each, once the call in
+// flight has come back) and how many adds' requests a call of each phase carries
+// (read-, prep- and commit-reqs/call), the commands in the pipelines (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
 // key), the masters' CPU time it takes (redis-cpu-µs/doc), the replicas'
 // (replica-cpu-µs/doc), and this process's own, the detector and the store's client
 // (proc-cpu-µs/doc, user and system, over the timed documents). The store has a bucket
@@ -75,6 +78,10 @@ func BenchmarkShared(b *testing.B) {
 	defer db.Close()
 	rt := &roundTrips{}
 	db.c.AddHook(rt)
+	var reqs, calls [3]atomic.Int64
+	countSends(&db.reads, &reqs[0], &calls[0])
+	countSends(&db.preps, &reqs[1], &calls[1])
+	countSends(&db.commits, &reqs[2], &calls[2])
 	d, err := neardup.OpenDetector(db, neardup.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -87,6 +94,12 @@ func BenchmarkShared(b *testing.B) {
 	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(rt.recs.Load()-recs)/float64(b.N), "record-rt/op")
 	b.ReportMetric(float64(rt.later.Load()-later)/float64(b.N), "background-rt/op")
+	waits := 0.0
+	for i, phase := range []string{"read", "prep", "commit"} {
+		waits += float64(reqs[i].Load()) / float64(b.N)
+		b.ReportMetric(float64(reqs[i].Load())/float64(max(1, calls[i].Load())), phase+"-reqs/call")
+	}
+	b.ReportMetric(waits, "waits/op")
 	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
 		b.Fatal(err)
 	}
@@ -104,6 +117,16 @@ func BenchmarkShared(b *testing.B) {
 	}
 	for kind, n := range keyMemory(b, db) {
 		b.ReportMetric(float64(n)/float64(b.N), kind+"-B/doc")
+	}
+}
+
+// countSends counts the requests c sends and the calls they go in.
+func countSends[R any](c *coalescer[R], reqs, calls *atomic.Int64) {
+	send := c.send
+	c.send = func(rs []R) {
+		reqs.Add(int64(len(rs)))
+		calls.Add(1)
+		send(rs)
 	}
 }
 

@@ -26,7 +26,7 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	}
 	txn := newTxn(time.Now())
 	prep := func(keys ...string) ([]string, error) {
-		args := []any{txn}
+		args := []any{txn, len(keys)}
 		for _, k := range keys {
 			args = append(args, k, 1, "f", markDelta, "+7")
 		}
@@ -65,7 +65,7 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	// them its own.
 	txn2 := newTxn(time.Now())
 	value := pendingHead(txn2, "9", true) + "0"
-	args := []any{txn2}
+	args := []any{txn2, 3}
 	for _, k := range []string{local[0], local[1], remote[0]} {
 		args = append(args, k, 1, "g", "", value)
 	}

@@ -72,6 +72,11 @@ type DB struct {
 
 	ids   idBlock    // NextID's
 	later laterQueue // the committed transactions whose resolves wait
+	// reads, preps and commits coalesce the calls of concurrent readers and
+	// transactions, phase by phase (coalesce.go).
+	reads   coalescer[*readReq]
+	preps   coalescer[*prepReq]
+	commits coalescer[*commitReq]
 
 	mu        sync.Mutex
 	committed map[string]bool // transactions known committed (final), bounded by maxCache
@@ -157,6 +162,7 @@ func Open(opt Options) (*DB, error) {
 		return nil, err
 	}
 	db.later.flush = db.flushLater
+	db.reads.send, db.preps.send, db.commits.send = db.sendReads, db.sendPrepares, db.sendCommits
 	return db, nil
 }
 
