@@ -113,7 +113,7 @@ func testCoalescedPrepares(t *testing.T, db *DB) {
 	db.sendPrepares(rs)
 	byPosting := func(r *prepReq) string {
 		for j, i := range r.pending {
-			if r.t.ws[i].ns[0] >= 0 {
+			if r.t.ws[i].fields[0].ns >= 0 {
 				return r.answers[j]
 			}
 		}

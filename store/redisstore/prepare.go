@@ -143,10 +143,7 @@ func queuePreps(ctx context.Context, db *DB, p redis.Pipeliner, rs []*prepReq) [
 			}
 			args[nb] = args[nb].(int) + 1
 			w := &t.ws[e.r.pending[e.j]]
-			args = append(args, w.key, w.size())
-			for k, f := range w.fields {
-				args = append(args, f, w.conds[k], w.value(t.id, k))
-			}
+			args = w.appendPrep(append(args, w.key, w.size()), t.id)
 		}
 		prepManyScript.run(ctx, p, []string{key(es[g[0]])}, args...)
 	}

@@ -223,9 +223,9 @@ func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error
 // followed by deltas, the counts of its markDelta fields, each after a comma.
 func (t *txn) count(w *write, deltas string) error {
 	ds := strings.Split(deltas, ",")[1:]
-	for k, ns := range w.ns {
-		d := w.deltas[k]
-		if w.conds[k] == markDelta {
+	for _, f := range w.fields {
+		d, ns := f.delta, f.ns
+		if f.cond == markDelta {
 			if len(ds) == 0 {
 				return fmt.Errorf("redisstore: prepare answered too few counts: OK%s", deltas)
 			}
