@@ -132,7 +132,7 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 	order := make([]field, 0, n)
 	posts := make(map[field]*posting, n)
 	pool := make([]posting, 0, n) // every posting, in one allocation: at most one an op
-	recs := map[field]*[]byte{} // nil pointer target: deleted
+	recs := map[field]*[]byte{}   // nil pointer target: deleted
 	for o := range b.All() {
 		switch o.Kind {
 		case store.OpPutRecord, store.OpDeleteRecord:
@@ -191,7 +191,7 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 type posting struct {
 	ns          store.Namespace
 	ops         []idOp
-	one         [1]idOp // ops's array while it holds one change, as nearly all do
+	one         [1]idOp  // ops's array while it holds one change, as nearly all do
 	cond        []uint64 // ascending
 	conditioned bool
 }
