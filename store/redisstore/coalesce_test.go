@@ -91,6 +91,8 @@ func testCoalescedPrepares(t *testing.T, db *DB) {
 	if err := db.Apply(&seed); err != nil {
 		t.Fatal(err)
 	}
+	k, f := db.postingBucket(1, []byte("held"))
+	resolved(t, db, []field{{k, f}}) // so that the seed holds no intent
 	newTxnOf := func(key string, id uint64) *txn {
 		var b store.Batch
 		b.Add(1, []byte(key), id)
@@ -210,4 +212,65 @@ func testCoalescedRace(t *testing.T, db *DB) {
 		t.Errorf("%d prepare calls for %d prepares of concurrent transactions: none coalesced", calls.Load(), reqs.Load())
 	}
 	t.Logf("%d prepares in %d calls", reqs.Load(), calls.Load())
+}
+
+// testCoalescedReads reads several readers' fields in one coalesced call and checks
+// each reader gets its own, as a read of its own gives them: postings present and
+// absent, and records, in buckets of every master.
+func testCoalescedReads(t *testing.T, db *DB) {
+	var b store.Batch
+	for i := range uint64(30) {
+		b.Add(store.Namespace(1+i%2), fmt.Appendf(nil, "r%d", i%11), i)
+		b.PutRecord(i, fmt.Appendf(nil, "rec%d", i))
+	}
+	if err := db.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	var rs []*readReq
+	for r := range 3 {
+		var fs []field
+		for i := range uint64(10 + 7*r) {
+			k, f := db.postingBucket(store.Namespace(1+(i+uint64(r))%3), fmt.Appendf(nil, "r%d", i))
+			fs = append(fs, field{k, f})
+			k, f = db.recordBucket(i * uint64(r+1))
+			fs = append(fs, field{k, f})
+		}
+		rs = append(rs, &readReq{fs: fs, out: make([]fieldValue, len(fs))})
+		resolved(t, db, fs) // committed values, no intents
+	}
+	db.sendReads(rs)
+	for r, req := range rs {
+		if req.err != nil {
+			t.Fatalf("reader %d: %v", r, req.err)
+		}
+		alone := &readReq{fs: req.fs, out: make([]fieldValue, len(req.fs))}
+		db.sendReads([]*readReq{alone})
+		if alone.err != nil || !slices.Equal(alone.out, req.out) {
+			t.Errorf("reader %d read with others %v, alone %v (%v)", r, req.out, alone.out, alone.err)
+		}
+		if !slices.ContainsFunc(req.out, func(v fieldValue) bool { return v.has }) || !slices.ContainsFunc(req.out, func(v fieldValue) bool { return !v.has }) {
+			t.Errorf("reader %d read %v: want fields present and absent", r, req.out)
+		}
+	}
+}
+
+// resolved resolves the process's committed transactions and waits until fields fs
+// hold no intent (the timer's resolve of them may be in flight).
+func resolved(t *testing.T, db *DB, fs []field) {
+	t.Helper()
+	if err := db.resolveLater(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		vs, err := db.readFields(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(vs, func(v fieldValue) bool { return v.txn != "" }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("intents left 5 s after their transactions committed")
+		}
+	}
 }
