@@ -66,7 +66,13 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // own, the detector and the store's client (proc-cpu-µs/doc, user and system, over the
 // timed documents). The store has a bucket for every document, as Options.Buckets
 // advises (some 50 postings a bucket at the end).
-func BenchmarkShared(b *testing.B) {
+func BenchmarkShared(b *testing.B) { benchShared(b, 32) }
+
+// BenchmarkSharedOne is BenchmarkShared from one goroutine: an add's latency (ns/op)
+// and cost when no other add shares its calls.
+func BenchmarkSharedOne(b *testing.B) { benchShared(b, 1) }
+
+func benchShared(b *testing.B, clients int) {
 	c := redistest.Start(b)
 	buckets := 64
 	for buckets < b.N {
@@ -89,7 +95,7 @@ func BenchmarkShared(b *testing.B) {
 	}
 	mem0, cpu0, rcpu0, stats0 := usedMemory(b, db), usedCPU(b, db, false), usedCPU(b, db, true), commandStats(b, db)
 	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()
-	proc := checkAll(b, d)
+	proc := checkAll(b, d, clients)
 	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
 	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
@@ -144,25 +150,34 @@ func BenchmarkSharedPebble(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	proc := checkAll(b, d)
+	proc := checkAll(b, d, 32)
 	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 }
 
-// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines,
-// reports adds a second, and returns the CPU time this process spent meanwhile.
-func checkAll(b *testing.B, d *neardup.Detector) time.Duration {
+// checkAll checks and adds b.N documents (benchDoc) through d from clients goroutines
+// (1, or a multiple of GOMAXPROCS), reports adds a second, and returns the CPU time this
+// process spent meanwhile.
+func checkAll(b *testing.B, d *neardup.Detector, clients int) time.Duration {
 	var next atomic.Int64
-	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
+	check := func() bool {
+		if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
+			b.Error(err)
+			return false
+		}
+		return true
+	}
 	b.ResetTimer()
 	u0, s0, _ := procstat.CPUTime()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
-				b.Error(err)
-				return
-			}
+	if clients == 1 {
+		for i := 0; i < b.N && check(); i++ {
 		}
-	})
+	} else {
+		b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() && check() {
+			}
+		})
+	}
 	b.StopTimer()
 	u1, s1, _ := procstat.CPUTime()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
