@@ -1,5 +1,5 @@
-// Package procstat reads this process's memory figures from /proc/self/status (Linux),
-// for the commands and benchmarks that report them.
+// Package procstat reads this process's memory figures from /proc/self/status (Linux)
+// and its CPU time (getrusage, Unix), for the commands and benchmarks that report them.
 package procstat
 
 import (

@@ -41,3 +41,21 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestCPUTime(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no getrusage")
+	}
+	u0, s0, ok := CPUTime()
+	if !ok {
+		t.Fatal("CPUTime not available on a unix system")
+	}
+	x := 0
+	for i := range 50_000_000 {
+		x ^= i * i
+	}
+	u1, s1, _ := CPUTime()
+	if u1+s1 <= u0+s0 || x == 1 {
+		t.Errorf("CPU time did not grow over a busy loop: %v+%v then %v+%v", u0, s0, u1, s1)
+	}
+}

@@ -12,10 +12,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/store/pebblestore"
 )
@@ -52,16 +54,28 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // BenchmarkShared is a detector's check-and-add over a real local cluster (three masters,
 // one replica each, on this machine), from 32 goroutines, on documents of 300 words of
 // which one in ten is a near copy of an earlier one. It reports adds a second, the
-// round trips each makes (rt/op: a pipeline to several masters counts once; record-rt/op
-// of them the reads of candidates' records apart, background-rt/op the resolves and
-// counts sent alone after 20 ms without a write, which no add waits for), the
-// commands in them (cmds/op), the masters' memory it takes (redis-B/doc, and by kind of
-// key) and the masters' CPU time it takes (redis-cpu-µs/doc). The store has a bucket
-// for every 4 documents, as Options.Buckets advises (some 200 postings a bucket).
-func BenchmarkShared(b *testing.B) {
+// pipelines the process sends for each (rt/op: a pipeline to several masters counts
+// once, and one that carries several adds' calls once for them all; record-rt/op of them
+// the reads of candidates' records apart, background-rt/op the resolves and counts sent
+// alone after 20 ms without a write, which no add waits for), the calls of the
+// coalesced phases each add waits for (waits/op: a round trip each, once the call in
+// flight has come back) and how many adds' requests a call of each phase carries
+// (read-, prep- and commit-reqs/call), the commands in the pipelines (cmds/op), the
+// masters' memory it takes (redis-B/doc, and by kind of key), the masters' CPU time it
+// takes (redis-cpu-µs/doc), the replicas' (replica-cpu-µs/doc), and this process's
+// own, the detector and the store's client (proc-cpu-µs/doc, user and system, over the
+// timed documents). The store has a bucket for every document, as Options.Buckets
+// advises (some 50 postings a bucket at the end).
+func BenchmarkShared(b *testing.B) { benchShared(b, 32) }
+
+// BenchmarkSharedOne is BenchmarkShared from one goroutine: an add's latency (ns/op)
+// and cost when no other add shares its calls.
+func BenchmarkSharedOne(b *testing.B) { benchShared(b, 1) }
+
+func benchShared(b *testing.B, clients int) {
 	c := redistest.Start(b)
 	buckets := 64
-	for buckets < b.N/4 {
+	for buckets < b.N {
 		buckets *= 2
 	}
 	db, err := Open(Options{Addrs: c.Addrs, Prefix: "bench", Buckets: buckets})
@@ -71,24 +85,36 @@ func BenchmarkShared(b *testing.B) {
 	defer db.Close()
 	rt := &roundTrips{}
 	db.c.AddHook(rt)
+	var reqs, calls [3]atomic.Int64
+	countSends(&db.reads, &reqs[0], &calls[0])
+	countSends(&db.preps, &reqs[1], &calls[1])
+	countSends(&db.commits, &reqs[2], &calls[2])
 	d, err := neardup.OpenDetector(db, neardup.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	mem0, cpu0, stats0 := usedMemory(b, db), usedCPU(b, db), commandStats(b, db)
+	mem0, cpu0, rcpu0, stats0 := usedMemory(b, db), usedCPU(b, db, false), usedCPU(b, db, true), commandStats(b, db)
 	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()
-	checkAll(b, d)
+	proc := checkAll(b, d, clients)
+	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "rt/op")
 	b.ReportMetric(float64(rt.cmds.Load()-cmds)/float64(b.N), "cmds/op")
 	b.ReportMetric(float64(rt.recs.Load()-recs)/float64(b.N), "record-rt/op")
 	b.ReportMetric(float64(rt.later.Load()-later)/float64(b.N), "background-rt/op")
+	waits := 0.0
+	for i, phase := range []string{"read", "prep", "commit"} {
+		waits += float64(reqs[i].Load()) / float64(b.N)
+		b.ReportMetric(float64(reqs[i].Load())/float64(max(1, calls[i].Load())), phase+"-reqs/call")
+	}
+	b.ReportMetric(waits, "waits/op")
 	if err := db.resolveLater(context.Background()); err != nil { // the last writes' intents
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(usedMemory(b, db)-mem0)/float64(b.N), "redis-B/doc")
-	cpu := usedCPU(b, db)
+	cpu, rcpu := usedCPU(b, db, false), usedCPU(b, db, true)
 	b.ReportMetric((cpu[0]+cpu[1]-cpu0[0]-cpu0[1])*1e6/float64(b.N), "redis-cpu-µs/doc")
 	b.ReportMetric((cpu[1]-cpu0[1])*1e6/float64(b.N), "redis-sys-µs/doc")
+	b.ReportMetric((rcpu[0]+rcpu[1]-rcpu0[0]-rcpu0[1])*1e6/float64(b.N), "replica-cpu-µs/doc")
 	for name, s := range commandStats(b, db) {
 		s0 := stats0[name]
 		if calls := float64(s[0]-s0[0]) / float64(b.N); calls >= 0.5 {
@@ -101,9 +127,19 @@ func BenchmarkShared(b *testing.B) {
 	}
 }
 
+// countSends counts the requests c sends and the calls they go in.
+func countSends[R any](c *coalescer[R], reqs, calls *atomic.Int64) {
+	send := c.send
+	c.send = func(rs []R) {
+		reqs.Add(int64(len(rs)))
+		calls.Add(1)
+		send(rs)
+	}
+}
+
 // BenchmarkSharedPebble is BenchmarkShared's load on a detector over pebblestore in a
 // temporary directory, one process holding the store: what the shared store is to be
-// compared with.
+// compared with, this process's CPU a document (proc-cpu-µs/doc) included.
 func BenchmarkSharedPebble(b *testing.B) {
 	st, err := pebblestore.Open(b.TempDir(), pebblestore.Options{})
 	if err != nil {
@@ -114,25 +150,38 @@ func BenchmarkSharedPebble(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	checkAll(b, d)
+	proc := checkAll(b, d, 32)
+	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
 }
 
-// checkAll checks and adds b.N documents (benchDoc) through d from 32 goroutines, and
-// reports adds a second.
-func checkAll(b *testing.B, d *neardup.Detector) {
+// checkAll checks and adds b.N documents (benchDoc) through d from clients goroutines
+// (1, or a multiple of GOMAXPROCS), reports adds a second, and returns the CPU time this
+// process spent meanwhile.
+func checkAll(b *testing.B, d *neardup.Detector, clients int) time.Duration {
 	var next atomic.Int64
-	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0))) // 32 goroutines
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
-				b.Error(err)
-				return
-			}
+	check := func() bool {
+		if _, err := d.Check(benchDoc(next.Add(1))); err != nil {
+			b.Error(err)
+			return false
 		}
-	})
+		return true
+	}
+	b.ResetTimer()
+	u0, s0, _ := procstat.CPUTime()
+	if clients == 1 {
+		for i := 0; i < b.N && check(); i++ {
+		}
+	} else {
+		b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() && check() {
+			}
+		})
+	}
 	b.StopTimer()
+	u1, s1, _ := procstat.CPUTime()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+	return u1 + s1 - u0 - s0
 }
 
 // benchDoc returns document i of the benchmarks: 300 words, one in ten a near copy of
@@ -178,12 +227,16 @@ func keyMemory(b *testing.B, db *DB) map[string]int64 {
 	return out
 }
 
-// usedCPU sums the CPU seconds of the masters (INFO cpu): used_cpu_user, then
-// used_cpu_sys (the kernel's share: sockets, the AOF).
-func usedCPU(b *testing.B, db *DB) [2]float64 {
+// usedCPU sums the CPU seconds of the masters, or of the replicas (INFO cpu):
+// used_cpu_user, then used_cpu_sys (the kernel's share: sockets, the AOF).
+func usedCPU(b *testing.B, db *DB, replicas bool) [2]float64 {
 	var mu sync.Mutex
 	var total [2]float64
-	err := db.c.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
+	each := db.c.ForEachMaster
+	if replicas {
+		each = db.c.ForEachSlave
+	}
+	err := each(context.Background(), func(ctx context.Context, n *redis.Client) error {
 		info, err := n.InfoMap(ctx, "cpu").Result()
 		if err != nil {
 			return err

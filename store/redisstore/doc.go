@@ -54,10 +54,15 @@
 // (allow-cross-slot-keys), and fall back to a call a bucket, which follows the cluster's
 // redirects, when a slot is on the move: an add costs some 13 commands, not 150, and
 // each of its postings 5 hash commands inside them (read: HGET; prepare: HGET, HSET;
-// resolve: HGET, HSET).
+// resolve: HGET, HSET). Concurrent readers and transactions of one process share those
+// calls (coalesce.go): each phase has one call in flight, and the requests that arrive
+// meanwhile go together as the next, one script call a master for all of them.
 //
 // # Caveats
 //
+//   - A read, prepare or commit that arrives while another of its phase is in flight
+//     waits for that call's answer before its own goes: up to a round trip more at
+//     middling load, for fewer calls under load (none at all for a lone caller).
 //   - Records and Postings scan every master and hold what they read in memory: tools for
 //     tests and small stores, not for a replica's startup. Their snapshot is per bucket,
 //     not of the whole store: a batch committed while they read may show in the buckets

@@ -27,15 +27,19 @@ const pendingMark = 0xff
 // batch conditions, the client knows the committed value and appends it; otherwise the
 // script does.
 func pendingHead(txn, next string, has bool) string {
-	b := make([]byte, 0, 1+len(txn)+5+len(next))
+	return string(appendPending(nil, txn, next, has))
+}
+
+// appendPending appends pendingHead(txn, next, has) to b.
+func appendPending(b []byte, txn, next string, has bool) []byte {
 	b = append(b, pendingMark)
 	b = append(b, txn...)
 	b = binary.BigEndian.AppendUint32(b, uint32(len(next)))
 	if !has {
-		return string(append(b, '0'))
+		return append(b, '0')
 	}
 	b = append(b, '1')
-	return string(append(b, next...))
+	return append(b, next...)
 }
 
 // fieldValue is one field of a bucket, as splitField reads it: its committed value v

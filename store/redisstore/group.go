@@ -53,28 +53,33 @@ for i = 1, #ARGV, 2 do out[#out + 1] = redis.call('HGET', ARGV[i], ARGV[i + 1]) 
 return out
 `)
 
-// prepManyScript is prepScript over many buckets for transaction ARGV[1]: ARGV[2:]
-// are, for each bucket, its key, its number of fields n (write.size: negative for an
-// ordered namespace's), then n (field, condition, value) triples. It answers, for each
-// bucket, prepScript's answer: "OK" (its intents placed, and the counts of its
-// markDelta fields), "C" (a condition failed there) or "L" followed by the transaction
-// that holds one of its fields; a bucket's intents are placed only if it answers OK,
-// whatever the others answer.
+// prepManyScript is prepScript over many buckets of many transactions: ARGV are, for
+// each transaction, its id, its number of buckets, then for each bucket its key, its
+// number of fields n (write.size: negative for an ordered namespace's), then n (field,
+// condition, value) triples. It answers, for each bucket in order, prepScript's
+// answer: "OK" (its intents placed, and the counts of its markDelta fields), "C" (a
+// condition failed there) or "L" followed by the transaction that holds one of its
+// fields; a bucket's intents are placed only if it answers OK, whatever the others
+// answer. The transactions go one after the other, each checking all its buckets
+// before placing its intents: a later one meets an earlier one's intents as it would
+// in a call of its own after it.
 var prepManyScript = newScript("#!lua flags=allow-cross-slot-keys\n" + luaField + luaBucket + `
-local txn = ARGV[1]
-local out, starts, ns, zs, vs = {}, {}, {}, {}, {}
-local i = 2
+local out, vs, i = {}, {}, 1
 while i <= #ARGV do
-  local g, n, z = #out + 1, bucket(i)
-  out[g] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK'
-  starts[g], ns[g], zs[g] = i, n, z
-  i = i + 2 + 3 * n
-end
-for g, i in ipairs(starts) do
-  if out[g] == 'OK' then
-    local d = {}
-    place(txn, ARGV[i], zs[g], i + 2, i - 1 + 3 * ns[g], vs, d)
-    if #d > 0 then out[g] = 'OK,' .. table.concat(d, ',') end
+  local txn, nb, first, starts, ns, zs = ARGV[i], tonumber(ARGV[i + 1]), #out, {}, {}, {}
+  i = i + 2
+  for g = 1, nb do
+    local n, z = bucket(i)
+    out[first + g] = check(txn, ARGV[i], z, i + 2, i - 1 + 3 * n, vs) or 'OK'
+    starts[g], ns[g], zs[g] = i, n, z
+    i = i + 2 + 3 * n
+  end
+  for g, s in ipairs(starts) do
+    if out[first + g] == 'OK' then
+      local d = {}
+      place(txn, ARGV[s], zs[g], s + 2, s - 1 + 3 * ns[g], vs, d)
+      if #d > 0 then out[first + g] = 'OK,' .. table.concat(d, ',') end
+    end
   end
 end
 return out

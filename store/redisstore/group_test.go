@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	}
 	txn := newTxn(time.Now())
 	prep := func(keys ...string) ([]string, error) {
-		args := []any{txn}
+		args := []any{txn, len(keys)}
 		for _, k := range keys {
 			args = append(args, k, 1, "f", markDelta, "+7")
 		}
@@ -65,7 +66,7 @@ func testGroupedScripts(t *testing.T, db *DB) {
 	// them its own.
 	txn2 := newTxn(time.Now())
 	value := pendingHead(txn2, "9", true) + "0"
-	args := []any{txn2}
+	args := []any{txn2, 3}
 	for _, k := range []string{local[0], local[1], remote[0]} {
 		args = append(args, k, 1, "g", "", value)
 	}
@@ -121,6 +122,13 @@ func bucketsOn(t *testing.T, db *DB, n int) (local, remote []string) {
 // MOVED). Run it last: it changes the cluster.
 func testStaleSlots(t *testing.T, db *DB, addrs []string) {
 	ctx := context.Background()
+	// A second store, its map read before the slot moves too, for the coalesced
+	// prepare below (the first learns of the move from its Apply).
+	db2, err := Open(Options{Addrs: addrs, Prefix: db.prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
 	var key []byte
 	var bucket string
 	var slot int64
@@ -189,6 +197,46 @@ func testStaleSlots(t *testing.T, db *DB, addrs []string) {
 	if n := to.HLen(ctx, bucket).Val(); n != 1 {
 		t.Errorf("the moved slot's bucket has %d fields on its new master, want 1", n)
 	}
+	testStaleCoalesced(t, db2, key, near)
+}
+
+// testStaleCoalesced prepares two transactions in one coalesced call through db, whose
+// map of slots still puts moved's bucket on the master of near's: the call fails there,
+// and each transaction's buckets go again one script each, which follow MOVED; both
+// commit, and both postings hold their ids. moved holds 42 already.
+func testStaleCoalesced(t *testing.T, db *DB, moved, near []byte) {
+	mk := func(key []byte, id uint64, held ...uint64) *txn {
+		var b store.Batch
+		b.Add(1, key, id)
+		ws, maxID, _, err := db.plan(&b, []store.Cond{{Namespace: 1, Key: key, IDs: held}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &txn{db: db, id: newTxn(time.Now()), ws: ws, placed: make([]bool, len(ws)), maxID: maxID}
+	}
+	ts := []*txn{mk(moved, 43, 42), mk(near, 44, 42)}
+	rs := []*prepReq{{t: ts[0], pending: []int{0}}, {t: ts[1], pending: []int{0}}}
+	calls := &scriptCalls{sha: prepScript.sha}
+	db.c.AddHook(calls)
+	db.sendPrepares(rs)
+	if n := calls.n.Load(); n != 2 {
+		t.Errorf("%d prepares a bucket after a coalesced call on a stale map, want 2 (one a transaction's bucket)", n)
+	}
+	for i, r := range rs {
+		if _, err := r.t.placedBy(r.answers, r.pending); err != nil || r.err != nil || !r.t.placed[0] {
+			t.Fatalf("transaction %d of a coalesced prepare with a stale map: %q, %v, %v, placed %v", i, r.answers, err, r.err, r.t.placed)
+		}
+		if ok, err := r.t.commit(); !ok || err != nil {
+			t.Fatalf("commit of transaction %d: %v, %v", i, ok, err)
+		}
+		if err := (resolutions{{txn: r.t.id, commit: true, ws: r.t.ws}}).run(t.Context(), db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := db.IDsMany([]store.Key{{Namespace: 1, Key: moved}, {Namespace: 1, Key: near}})
+	if err != nil || fmt.Sprint(ids) != "[[42 43] [42 44]]" {
+		t.Errorf("IDsMany after the coalesced prepare = %v, %v; want [[42 43] [42 44]]", ids, err)
+	}
 }
 
 func anys(ss []string) []any {
@@ -197,4 +245,23 @@ func anys(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// scriptCalls counts the calls of the script sha that pipelines send.
+type scriptCalls struct {
+	sha string
+	n   atomic.Int64
+}
+
+func (h *scriptCalls) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h *scriptCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && a[1] == h.sha {
+				h.n.Add(1)
+			}
+		}
+		return next(ctx, cmds)
+	}
 }

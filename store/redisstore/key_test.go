@@ -1,9 +1,11 @@
 package redisstore
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,8 +138,11 @@ func FuzzParseURL(f *testing.F) {
 }
 
 // FuzzIDs checks that what parseIDs accepts is canonical (appendIDs gives it back),
-// that applyIntent's answer is ascending and distinct, and that sharedField never
-// panics: the decoders of what the store reads back from Redis.
+// that applyIntent's answer is ascending and distinct, that a batch's changes to a
+// posting give the same ids whether the client applies them to its condition (the
+// prepare of a conditioned posting) or the scripts apply their intent (an
+// unconditioned one), and that sharedField never panics: the decoders of what the
+// store reads back from Redis.
 func FuzzIDs(f *testing.F) {
 	for _, s := range []string{"", "7", "1,10,18446744073709551615", "01", "2,1", "+3,-5"} {
 		f.Add(s, "+1,-2")
@@ -147,11 +152,53 @@ func FuzzIDs(f *testing.F) {
 		if ok && string(appendIDs(nil, ids)) != s {
 			t.Fatalf("parseIDs(%q) = %v, which appendIDs encodes as %q", s, ids, appendIDs(nil, ids))
 		}
-		if got, ok := applyIntent(ids, intent); ok && (!slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got)) {
+		canonical := ok
+		ids = slices.Compact(ids)
+		got, ok := applyIntent(ids, intent)
+		if ok && (!slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got)) {
 			t.Fatalf("applyIntent(%v, %q) = %v: not ascending and distinct", ids, intent, got)
+		}
+		if ok && canonical {
+			p := &posting{cond: ids, conditioned: true}
+			for op := range strings.SplitSeq(intent, ",") {
+				id, _ := strconv.ParseUint(op[1:], 10, 64)
+				p.set(id, op[0] == '+')
+			}
+			again, _ := applyIntent(ids, string(p.intent()))
+			if next := p.apply(); !slices.Equal(next, got) || !slices.Equal(again, got) {
+				t.Fatalf("changes %q to %v: the client applies them as %v, its intent %q as %v; the scripts' model gives %v", intent, ids, next, p.intent(), again, got)
+			}
 		}
 		if ns, key, ok := sharedField(s); ok && string(append(binary.AppendUvarint(nil, uint64(ns)), key...)) != s && len(s) > 0 && s[0] < 0x80 {
 			t.Fatalf("sharedField(%q) = %d, %q", s, ns, key)
 		}
 	})
+}
+
+// applyIntent applies a posting intent ("+id" and "-id" joined by commas) to ids, as
+// the prepare script's apply does, and returns them ascending; false for a malformed
+// intent: the model the client's posting.apply and posting.intent are checked against.
+func applyIntent(ids []uint64, intent string) ([]uint64, bool) {
+	set := map[uint64]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	for f := range strings.SplitSeq(intent, ",") {
+		if len(f) < 2 || (f[0] != '+' && f[0] != '-') {
+			return nil, false
+		}
+		id, err := strconv.ParseUint(f[1:], 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		set[id] = f[0] == '+'
+	}
+	out := make([]uint64, 0, len(set))
+	for id, in := range set {
+		if in {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, cmp.Compare)
+	return out, true
 }

@@ -1,7 +1,6 @@
 package redisstore
 
 import (
-	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
@@ -55,20 +54,25 @@ const (
 	longKeyBuckets = 8
 )
 
-// postingBucket returns the bucket key and the field of the posting (ns, key).
+// postingBucket returns the bucket key and the field of the posting (ns, key). It
+// builds both in buffers on the stack: an add calls it for each of its postings and
+// conditions.
 func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
-	h := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(key)), uint16(ns))
-	h = append(h, key...)
-	sum := xxhash.Sum64(h)
+	var hb, kb [64]byte
+	h := binary.BigEndian.AppendUint16(hb[:0], uint16(ns))
+	sum := xxhash.Sum64(append(h, key...))
+	k := append(kb[:0], db.prefix...)
 	switch {
 	case db.isOrdered(ns):
 		return db.orderedBucket(ns, bucketOf(sum, orderedShards)), string(key)
 	case len(key) <= shortKey:
-		f := binary.AppendUvarint(make([]byte, 0, 3+len(key)), uint64(ns))
-		return db.prefix + ":{s" + strconv.FormatUint(bucketOf(sum, db.buckets), 10) + "}", string(append(f, key...))
+		k = strconv.AppendUint(append(k, ":{s"...), bucketOf(sum, db.buckets), 10)
+		f := binary.AppendUvarint(hb[:0], uint64(ns))
+		return string(append(k, '}')), string(append(f, key...))
 	}
-	b := bucketOf(sum, max(db.buckets/longKeyBuckets, 1))
-	return db.prefix + ":{p" + strconv.Itoa(int(ns)) + "." + strconv.FormatUint(b, 10) + "}", string(key)
+	k = strconv.AppendUint(append(k, ":{p"...), uint64(ns), 10)
+	k = strconv.AppendUint(append(k, '.'), bucketOf(sum, max(db.buckets/longKeyBuckets, 1)), 10)
+	return string(append(k, '}')), string(key)
 }
 
 // sharedField splits a field of a shared bucket into its namespace and key.
@@ -82,9 +86,10 @@ func sharedField(f string) (store.Namespace, string, bool) {
 
 // recordBucket returns the bucket key and the field of record id.
 func (db *DB) recordBucket(id uint64) (string, string) {
-	f := binary.BigEndian.AppendUint64(nil, id)
-	b := bucketOf(xxhash.Sum64(f), db.buckets)
-	return db.prefix + ":{r" + strconv.FormatUint(b, 10) + "}", string(f)
+	var fb, kb [64]byte
+	f := binary.BigEndian.AppendUint64(fb[:0], id)
+	k := strconv.AppendUint(append(append(kb[:0], db.prefix...), ":{r"...), bucketOf(xxhash.Sum64(f), db.buckets), 10)
+	return string(append(k, '}')), string(f)
 }
 
 // orderedBucket returns the key of shard b of ordered namespace ns.
@@ -175,31 +180,4 @@ func parseIDs(s string) ([]uint64, bool) {
 		out = append(out, id)
 	}
 	return out, slices.IsSorted(out)
-}
-
-// applyIntent applies a posting intent ("+id" and "-id" joined by commas) to ids, as
-// the resolve script does, and returns them ascending; false for a malformed intent.
-func applyIntent(ids []uint64, intent string) ([]uint64, bool) {
-	set := map[uint64]bool{}
-	for _, id := range ids {
-		set[id] = true
-	}
-	for f := range strings.SplitSeq(intent, ",") {
-		if len(f) < 2 || (f[0] != '+' && f[0] != '-') {
-			return nil, false
-		}
-		id, err := strconv.ParseUint(f[1:], 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		set[id] = f[0] == '+'
-	}
-	out := make([]uint64, 0, len(set))
-	for id, in := range set {
-		if in {
-			out = append(out, id)
-		}
-	}
-	slices.SortFunc(out, cmp.Compare)
-	return out, true
 }

@@ -119,7 +119,7 @@ func (db *DB) fillShards(ctx context.Context, cs []*shardCursor, m statuses) err
 			c.after = mb
 		}
 	}
-	vs, err := db.readFields(ctx, fs)
+	vs, err := db.readFields(fs)
 	if err != nil {
 		return err
 	}

@@ -36,19 +36,23 @@ const (
 	markDelta = "+" // the next state is the field's ids after changes (a posting's)
 )
 
-// write is what a batch does to one bucket: an intent on each of its fields, with the
-// committed value the field must hold (or markKnown, markDelta).
+// write is what a batch does to one bucket: an intent on each of its fields.
 type write struct {
 	key    string
 	index  string // the sorted set of the bucket's fields, "" but for an ordered namespace
-	fields []string
-	conds  []string
-	// nexts are the fields' next states (markDelta's: the changes), nextHas whether
-	// there is one (false: the field goes).
-	nexts   []string
-	nextHas []bool
-	deltas  []int64 // how many ids a conditioned posting gains less how many it loses
-	ns      []int   // the namespace of each posting field, -1 for a record's
+	fields []wfield
+}
+
+// wfield is the intent of a write on one field: the committed value the field must
+// hold (or markKnown, markDelta), and its next state.
+type wfield struct {
+	name, cond string
+	// next is the field's next state (markDelta's: the changes), nextHas whether there
+	// is one (false: the field goes).
+	next    string
+	nextHas bool
+	delta   int64 // how many ids a conditioned posting gains less how many it loses
+	ns      int   // the namespace of a posting field, -1 for a record's
 }
 
 // keys returns the keys of w's scripts.
@@ -59,28 +63,34 @@ func (w *write) keys() []string {
 	return []string{w.key}
 }
 
-// value returns the value of field i's triple in the prepare of transaction txn.
-func (w *write) value(txn string, i int) string {
-	switch c := w.conds[i]; c {
+// value returns the value of field f's triple in the prepare of transaction txn.
+func (f *wfield) value(txn string) string {
+	switch f.cond {
 	case markDelta:
-		return w.nexts[i]
+		return f.next
 	case markKnown:
-		return pendingHead(txn, w.nexts[i], w.nextHas[i])
-	case "":
-		return pendingHead(txn, w.nexts[i], w.nextHas[i]) + "0"
-	default:
-		return pendingHead(txn, w.nexts[i], w.nextHas[i]) + "1" + c
+		return string(appendPending(nil, txn, f.next, f.nextHas))
 	}
+	b := appendPending(make([]byte, 0, 24+len(f.next)+len(f.cond)), txn, f.next, f.nextHas)
+	if f.cond == "" {
+		return string(append(b, '0'))
+	}
+	return string(append(append(b, '1'), f.cond...))
+}
+
+// appendPrep appends the (field, condition, value) triples of w's fields to args, for
+// the prepare of transaction txn.
+func (w *write) appendPrep(args []any, txn string) []any {
+	for i := range w.fields {
+		f := &w.fields[i]
+		args = append(args, f.name, f.cond, f.value(txn))
+	}
+	return args
 }
 
 // prepArgs returns the arguments of prepScript for w.
 func (w *write) prepArgs(txn string) []any {
-	args := make([]any, 0, 1+3*len(w.fields))
-	args = append(args, txn)
-	for i, f := range w.fields {
-		args = append(args, f, w.conds[i], w.value(txn, i))
-	}
-	return args
+	return w.appendPrep(append(make([]any, 0, 1+3*len(w.fields)), txn), txn)
 }
 
 // size is the scripts over many buckets' count of w's fields: negative for the bucket
@@ -92,14 +102,17 @@ func (w *write) size() int {
 	return len(w.fields)
 }
 
-// resolveArgs returns the arguments of resolveScript for w.
-func (w *write) resolveArgs(txn string, commit bool) []any {
-	args := make([]any, 0, 2+len(w.fields))
-	args = append(args, txn, boolArg(commit))
-	for _, f := range w.fields {
-		args = append(args, f)
+// appendNames appends the names of w's fields to args.
+func (w *write) appendNames(args []any) []any {
+	for i := range w.fields {
+		args = append(args, w.fields[i].name)
 	}
 	return args
+}
+
+// resolveArgs returns the arguments of resolveScript for w.
+func (w *write) resolveArgs(txn string, commit bool) []any {
+	return w.appendNames(append(make([]any, 0, 2+len(w.fields)), txn, boolArg(commit)))
 }
 
 func boolArg(b bool) string {
@@ -115,9 +128,11 @@ type field struct{ key, name string }
 // plan turns a batch into one write per bucket, the later of two operations on the
 // same record or posting winning, and returns the largest record id it puts.
 func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64, puts bool, err error) {
-	var order []field
-	posts := map[field]*posting{}
-	recs := map[field]*[]byte{} // nil pointer target: deleted
+	n := b.Len()
+	order := make([]field, 0, n)
+	posts := make(map[field]*posting, n)
+	pool := make([]posting, 0, n) // every posting, in one allocation: at most one an op
+	recs := map[field]*[]byte{}   // nil pointer target: deleted
 	for o := range b.All() {
 		switch o.Kind {
 		case store.OpPutRecord, store.OpDeleteRecord:
@@ -135,24 +150,27 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 			k, f := db.postingBucket(o.Namespace, o.Data)
 			p, ok := posts[field{k, f}]
 			if !ok {
-				p = &posting{ns: o.Namespace, ids: map[uint64]bool{}}
+				pool = append(pool, posting{ns: o.Namespace})
+				p = &pool[len(pool)-1]
+				p.ops = p.one[:0]
 				posts[field{k, f}] = p
 				order = append(order, field{k, f})
 			}
-			p.ids[o.ID] = o.Kind == store.OpAdd
+			p.set(o.ID, o.Kind == store.OpAdd)
 		}
 	}
-	condOf := map[field]string{}
 	for _, c := range conds {
 		k, f := db.postingBucket(c.Namespace, c.Key)
-		if _, ok := posts[field{k, f}]; !ok {
+		p, ok := posts[field{k, f}]
+		if !ok {
 			return nil, 0, false, fmt.Errorf("%w: a condition on namespace %d key %q, which the batch does not write: condition only keys the batch adds to or removes from", ErrOptions, c.Namespace, c.Key)
 		}
 		ids := slices.Clone(c.IDs)
 		slices.SortFunc(ids, cmp.Compare)
-		condOf[field{k, f}] = string(appendIDs(nil, slices.Compact(ids)))
+		p.cond, p.conditioned = slices.Compact(ids), true
 	}
-	byKey := map[string]int{}
+	byKey := make(map[string]int, len(order))
+	ws = make([]write, 0, len(order))
 	for _, f := range order {
 		i, ok := byKey[f.key]
 		if !ok {
@@ -163,64 +181,94 @@ func (db *DB) plan(b *store.Batch, conds []store.Cond) (ws []write, maxID uint64
 				ws[i].index = indexKey(f.key)
 			}
 		}
-		cond, ok := condOf[f]
-		ws[i].add(f.name, posts[f], recs[f], cond, ok)
+		ws[i].add(f.name, posts[f], recs[f])
 	}
 	return ws, maxID, puts, nil
 }
 
-// posting is what a batch does to one posting.
+// posting is what a batch does to one posting: its changes, in the order made, one an
+// id, and the ids the batch's condition says it holds.
 type posting struct {
-	ns  store.Namespace
-	ids map[uint64]bool // id -> added
+	ns          store.Namespace
+	ops         []idOp
+	one         [1]idOp  // ops's array while it holds one change, as nearly all do
+	cond        []uint64 // ascending
+	conditioned bool
 }
 
-// add adds to w the field name of a posting p (nil for a record's field), with its
-// condition cond, if it has one (in condOf), or of a record rec (nil: deleted).
-func (w *write) add(name string, p *posting, rec *[]byte, cond string, conditioned bool) {
-	w.fields = append(w.fields, name)
+// idOp is an id added to a posting or removed from it.
+type idOp struct {
+	id  uint64
+	add bool
+}
+
+// set records that the batch adds id to p or removes it, the later change winning.
+func (p *posting) set(id uint64, add bool) {
+	for i := range p.ops {
+		if p.ops[i].id == id {
+			p.ops[i].add = add
+			return
+		}
+	}
+	p.ops = append(p.ops, idOp{id, add})
+}
+
+// add adds to w the field name of a posting p (nil for a record's field), or of a
+// record rec (nil: deleted).
+func (w *write) add(name string, p *posting, rec *[]byte) {
+	f := wfield{name: name, ns: -1}
 	switch {
 	case p == nil:
-		w.ns = append(w.ns, -1)
-		w.conds, w.deltas = append(w.conds, markKnown), append(w.deltas, 0)
-		if rec == nil {
-			w.nexts, w.nextHas = append(w.nexts, ""), append(w.nextHas, false)
-		} else {
-			w.nexts, w.nextHas = append(w.nexts, string(*rec)), append(w.nextHas, true)
+		f.cond = markKnown
+		if rec != nil {
+			f.next, f.nextHas = string(*rec), true
 		}
-		return
-	case conditioned:
+	case p.conditioned:
 		// The field must hold cond: its next state is known now, and the script only
 		// compares and sets.
-		old, _ := parseIDs(cond)
-		next, _ := applyIntent(old, string(postingIntent(p.ids)))
-		w.conds, w.deltas = append(w.conds, cond), append(w.deltas, int64(len(next)-len(old)))
-		w.nexts, w.nextHas = append(w.nexts, string(appendIDs(nil, next))), append(w.nextHas, len(next) > 0)
+		next := p.apply()
+		f.cond = string(appendIDs(nil, p.cond))
+		f.next, f.nextHas, f.delta = string(appendIDs(nil, next)), len(next) > 0, int64(len(next)-len(p.cond))
 	default:
-		w.conds, w.deltas = append(w.conds, markDelta), append(w.deltas, 0)
-		w.nexts, w.nextHas = append(w.nexts, string(postingIntent(p.ids))), append(w.nextHas, true)
+		f.cond, f.next, f.nextHas = markDelta, string(p.intent()), true
 	}
-	w.ns = append(w.ns, int(p.ns))
+	if p != nil {
+		f.ns = int(p.ns)
+	}
+	w.fields = append(w.fields, f)
 }
 
-// postingIntent encodes the changes to one posting, id -> added, in ascending id order.
-func postingIntent(ids map[uint64]bool) []byte {
-	sorted := make([]uint64, 0, len(ids))
-	for id := range ids {
-		sorted = append(sorted, id)
+// apply returns p's condition, the ids it holds, after p's changes, ascending.
+func (p *posting) apply() []uint64 {
+	out := append(make([]uint64, 0, len(p.cond)+len(p.ops)), p.cond...)
+	for _, o := range p.ops {
+		i, found := slices.BinarySearch(out, o.id)
+		switch {
+		case o.add && !found:
+			out = slices.Insert(out, i, o.id)
+		case !o.add && found:
+			out = slices.Delete(out, i, i+1)
+		}
 	}
-	slices.SortFunc(sorted, cmp.Compare)
+	return out
+}
+
+// intent encodes p's changes ("+id" and "-id" joined by commas, as the scripts read
+// them), in ascending id order.
+func (p *posting) intent() []byte {
+	ops := slices.Clone(p.ops)
+	slices.SortFunc(ops, func(a, b idOp) int { return cmp.Compare(a.id, b.id) })
 	var b []byte
-	for i, id := range sorted {
+	for i, o := range ops {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if ids[id] {
+		if o.add {
 			b = append(b, '+')
 		} else {
 			b = append(b, '-')
 		}
-		b = strconv.AppendUint(b, id, 10)
+		b = strconv.AppendUint(b, o.id, 10)
 	}
 	return b
 }

@@ -100,23 +100,20 @@ func (db *DB) visible(ctx context.Context, fv fieldValue, m statuses) (string, b
 }
 
 // readFields reads fields of buckets, with their intents, in pipelines of up to 4096
-// fields: one round trip to each master, in parallel, with one script a master.
-func (db *DB) readFields(ctx context.Context, fs []field) ([]fieldValue, error) {
+// fields: one round trip to each master, in parallel, with one script a master, which
+// carries other readers' fields too when they read at the same time (db.reads,
+// coalesce.go); the fields of a call that failed (a slot on the move) are read again
+// with an HGET each.
+func (db *DB) readFields(fs []field) ([]fieldValue, error) {
 	out := make([]fieldValue, len(fs))
 	for start := 0; start < len(fs); start += 4096 {
-		if err := db.readChunk(ctx, fs[start:min(start+4096, len(fs))], out[start:]); err != nil {
-			return nil, fmt.Errorf("redisstore: read: %w", err)
+		end := min(start+4096, len(fs))
+		r := &readReq{fs: fs[start:end], out: out[start:end]}
+		if db.reads.do(r); r.err != nil {
+			return nil, fmt.Errorf("redisstore: read: %w", r.err)
 		}
 	}
 	return out, nil
-}
-
-// readChunk reads fs into out with a readManyScript for each master, and the fields of
-// a call that failed (a slot on the move) again with an HGET each.
-func (db *DB) readChunk(ctx context.Context, fs []field, out []fieldValue) error {
-	var groups [][]int
-	cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) { groups = db.queueReads(ctx, p, fs) })
-	return db.finishReads(ctx, fs, groups, cmds, out)
 }
 
 // queueReads queues a readManyScript for each master on p, reading fs, and returns the
@@ -239,7 +236,7 @@ func (db *DB) idsMany(keys []store.Key) ([][]uint64, error) {
 	for i, k := range keys {
 		fs[i].key, fs[i].name = db.postingBucket(k.Namespace, k.Key)
 	}
-	vs, err := db.readFields(ctx, fs)
+	vs, err := db.readFields(fs)
 	if err != nil {
 		return nil, db.reloadOn(err)
 	}
@@ -267,7 +264,7 @@ func (db *DB) RecordsMany(ids []uint64) ([][]byte, []bool, error) {
 
 func (db *DB) recordsMany(ids []uint64) ([][]byte, []bool, error) {
 	ctx := context.Background()
-	vs, err := db.readFields(ctx, db.recordFields(ids))
+	vs, err := db.readFields(db.recordFields(ids))
 	if err != nil {
 		return nil, nil, db.reloadOn(err)
 	}

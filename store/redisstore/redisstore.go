@@ -45,16 +45,20 @@ type Options struct {
 	// 16 bytes, of every namespace, are spread over, and the records too: a power of
 	// two, DefaultBuckets when 0. It is fixed when a store is first opened; later Opens
 	// use the store's, whatever this says. Choose about the postings the store will
-	// hold divided by 200 (an add of the detector posts some 50: 25 LSH band keys, 20
-	// SimHash table keys and a few more), so that a bucket holds some hundred fields and
-	// Redis keeps it as a listpack (hash-max-listpack-entries, which CheckConfig wants
-	// at 256 or more): a few bytes a posting instead of a key of its own.
+	// hold divided by 50 (an add of the detector posts some 50: 25 LSH band keys, 20
+	// SimHash table keys and a few more, so a bucket for each document), so that a
+	// bucket holds some 50 fields and Redis keeps it as a listpack
+	// (hash-max-listpack-entries, which CheckConfig wants at 256 or more): a few bytes
+	// a posting instead of a key of its own. Fuller buckets take less memory (a key
+	// costs some 100 bytes) but more of the masters' CPU, which scans a listpack's
+	// fields on every lookup: four times as full cost an add a fifth more of the
+	// masters' CPU for 4% less memory.
 	Buckets int
 }
 
 // DefaultBuckets is Options.Buckets when 0: right for about a million documents of the
 // detector (50 million postings) with hash-max-listpack-entries 512.
-const DefaultBuckets = 1 << 18
+const DefaultBuckets = 1 << 20
 
 // DB is a store.Store and store.Conditional on a Redis Cluster, which any number of
 // processes may share: it keeps nothing in the process but a cache of committed
@@ -72,6 +76,11 @@ type DB struct {
 
 	ids   idBlock    // NextID's
 	later laterQueue // the committed transactions whose resolves wait
+	// reads, preps and commits coalesce the calls of concurrent readers and
+	// transactions, phase by phase (coalesce.go).
+	reads   coalescer[*readReq]
+	preps   coalescer[*prepReq]
+	commits coalescer[*commitReq]
 
 	mu        sync.Mutex
 	committed map[string]bool // transactions known committed (final), bounded by maxCache
@@ -157,6 +166,7 @@ func Open(opt Options) (*DB, error) {
 		return nil, err
 	}
 	db.later.flush = db.flushLater
+	db.reads.send, db.preps.send, db.commits.send = db.sendReads, db.sendPrepares, db.sendCommits
 	return db, nil
 }
 

@@ -81,6 +81,9 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testRace(t, a, b)
 	})
+	t.Run("CoalescedPrepares", func(t *testing.T) { testCoalescedPrepares(t, open(t, Options{})) })
+	t.Run("CoalescedReads", func(t *testing.T) { testCoalescedReads(t, open(t, Options{})) })
+	t.Run("CoalescedRace", func(t *testing.T) { testCoalescedRace(t, open(t, Options{})) })
 	t.Run("Layout", func(t *testing.T) { testLayout(t, open(t, Options{Buckets: 64}), c.Addrs) })
 	t.Run("GroupedScripts", func(t *testing.T) { testGroupedScripts(t, open(t, Options{})) })
 	t.Run("StaleSlots", func(t *testing.T) { testStaleSlots(t, open(t, Options{}), c.Addrs) }) // last but CheckConfig: it moves a slot

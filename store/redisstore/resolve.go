@@ -82,10 +82,7 @@ func (rs resolutions) queue(ctx context.Context, db *DB, p redis.Pipeliner, byTe
 					args = append(args, pt.r.txn, boolArg(pt.r.commit), 0)
 				}
 				args[nb] = args[nb].(int) + 1
-				args = append(args, pt.w.key, pt.w.size())
-				for _, f := range pt.w.fields {
-					args = append(args, f)
-				}
+				args = pt.w.appendNames(append(args, pt.w.key, pt.w.size()))
 			}
 			q.add(resolveManyScript.run(ctx, p, []string{gp[0].w.key}, args...), gp)
 		}

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -115,12 +114,12 @@ type txn struct {
 // intents and drop them).
 func (t *txn) run(ctx context.Context) error {
 	db := t.db
-	if err := t.prepare(ctx); err != nil {
+	if err := t.prepare(); err != nil {
 		return t.abort(ctx, err)
 	}
-	ok, err := t.commit(ctx)
+	ok, err := t.commit()
 	if err != nil {
-		return t.abort(ctx, fmt.Errorf("redisstore: commit: %w", err))
+		return t.abort(ctx, err)
 	}
 	if !ok {
 		return t.abort(ctx, errWounded)
@@ -142,92 +141,38 @@ func (t *txn) run(ctx context.Context) error {
 }
 
 // commit sets t's status to committed unless another transaction aborted it, and
-// reports whether it did. The counts that the resolves of prepare's pipeline found
-// ride along.
-func (t *txn) commit(ctx context.Context) (bool, error) {
-	db := t.db
-	var set *redis.BoolCmd
-	var ccmds []countCmd
-	counts := db.takeCounts()
-	_, err := db.pipelined(ctx, func(p redis.Pipeliner) {
-		set = p.SetNX(ctx, db.statusKey(t.id), "c", 0)
-		for ns, n := range counts {
-			ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
-		}
-	})
-	for _, c := range ccmds {
-		if c.cmd.Err() != nil {
-			db.addCount(c.ns, c.n)
-		}
-	}
-	if set.Err() != nil {
-		return false, set.Err()
-	}
-	if err != nil {
-		_ = db.reloadOn(err)
-	}
-	return set.Val(), nil
+// reports whether it did; it goes through db.commits, coalesced with other
+// transactions' commits and the counts of earlier writes.
+func (t *txn) commit() (bool, error) {
+	r := &commitReq{status: t.db.statusKey(t.id)}
+	t.db.commits.do(r)
+	return r.ok, r.err
 }
 
 // prepare places the intents of every write, waiting for the older transactions that
-// hold some of its fields and wounding the younger ones, until all are placed. The
-// first pipeline carries the process's pending resolves and counts too.
-func (t *txn) prepare(ctx context.Context) error {
+// hold some of its fields and wounding the younger ones, until all are placed. Each
+// round goes through db.preps, coalesced with other transactions' (coalesce.go); the
+// first carries the records t reads and the id counter's raise.
+func (t *txn) prepare() error {
 	db := t.db
 	pending := make([]int, len(t.ws))
 	for i := range pending {
 		pending[i] = i
 	}
 	deadline := time.Now().Add(db.opt.LockTimeout + 5*time.Second)
-	resolves := db.later.take()
-	counts := db.takeCounts()
+	ctx := context.Background()
 	for len(pending) > 0 {
-		var rq *queued
-		var ccmds []countCmd
-		var groups [][]int
-		var bump *redis.Cmd
-		var reads [][]int
-		cmds, _ := db.pipelined(ctx, func(p redis.Pipeliner) {
-			// Earlier transactions' resolves go first: a field this one writes may hold
-			// one of their intents, which a node then resolves before this prepare.
-			rq = resolves.queue(ctx, db, p, false)
-			if t.reads != nil {
-				reads = db.queueReads(ctx, p, t.reads.fs)
+		r := &prepReq{t: t, pending: pending, reads: t.reads, raise: t.raise}
+		db.preps.do(r)
+		if r.err != nil {
+			for _, i := range pending {
+				// Some may be placed: an abort drops those, and leaves the rest alone.
+				t.placed[i] = true
 			}
-			groups = t.queuePrep(ctx, p, pending)
-			if t.raise {
-				bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, t.maxID)))
-			}
-			// The counts of earlier writes ride along: no round trip of their own.
-			for ns, n := range counts {
-				ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
-			}
-		})
-		if rq.done(ctx, db) != nil {
-			db.later.put(resolves) // they are idempotent: the next write tries again
+			return r.err
 		}
-		resolves, counts = nil, nil
-		for _, c := range ccmds {
-			if c.cmd.Err() != nil {
-				db.addCount(c.ns, c.n)
-			}
-		}
-		if bump != nil && bump.Err() != nil {
-			return fmt.Errorf("redisstore: prepare: %w", bump.Err())
-		}
-		t.raise = false
-		cmds = cmds[len(rq.cmds):]
-		if t.reads != nil {
-			if err := db.finishReads(ctx, t.reads.fs, reads, cmds, t.reads.out); err != nil {
-				return fmt.Errorf("redisstore: prepare: read: %w", err)
-			}
-			cmds, t.reads = cmds[len(reads):], nil
-		}
-		answers, err := t.prepAnswers(ctx, cmds[:len(groups)], groups, pending)
-		if err != nil {
-			return fmt.Errorf("redisstore: prepare: %w", err)
-		}
-		blockers, err := t.placedBy(answers, pending)
+		t.raise, t.reads = false, nil
+		blockers, err := t.placedBy(r.answers, pending)
 		if err != nil {
 			return err
 		}
@@ -245,63 +190,6 @@ func (t *txn) prepare(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// queuePrep queues a prepManyScript for each master on p, placing the intents of the
-// writes pending, and returns the positions in pending each carries.
-func (t *txn) queuePrep(ctx context.Context, p redis.Pipeliner, pending []int) [][]int {
-	groups := t.db.groupByMaster(ctx, len(pending), func(j int) string { return t.ws[pending[j]].key })
-	for _, g := range groups {
-		args := []any{t.id}
-		for _, j := range g {
-			w := &t.ws[pending[j]]
-			args = append(args, w.key, w.size())
-			for k, f := range w.fields {
-				args = append(args, f, w.conds[k], w.value(t.id, k))
-			}
-		}
-		prepManyScript.run(ctx, p, []string{t.ws[pending[g[0]]].key}, args...)
-	}
-	return groups
-}
-
-// prepAnswers returns the answer of each write pending ("OK", "C", or "L" and the
-// holder) from queuePrep's commands, cmds, preparing again with a prepScript a bucket
-// the writes of a call that failed.
-func (t *txn) prepAnswers(ctx context.Context, cmds []redis.Cmder, groups [][]int, pending []int) ([]string, error) {
-	answers := make([]string, len(pending))
-	var again []int
-	for j, g := range groups {
-		r, err := cmds[j].(*redis.Cmd).StringSlice()
-		if err != nil || len(r) != len(g) {
-			again = append(again, g...)
-			continue
-		}
-		for k, x := range g {
-			answers[x] = r[k]
-		}
-	}
-	if len(again) == 0 {
-		return answers, nil
-	}
-	for _, x := range again {
-		// The call may have placed some of their intents: an abort drops them.
-		t.placed[pending[x]] = true
-	}
-	cmds, err := t.db.pipelined(ctx, func(p redis.Pipeliner) {
-		for _, x := range again {
-			w := &t.ws[pending[x]]
-			prepScript.run(ctx, p, w.keys(), w.prepArgs(t.id)...)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	for j, x := range again {
-		// placedBy checks the answer.
-		answers[x], _ = cmds[j].(*redis.Cmd).Text()
-	}
-	return answers, nil
 }
 
 // placedBy reads the prepare answers of the writes pending, marking those placed and
@@ -335,9 +223,9 @@ func (t *txn) placedBy(answers []string, pending []int) (map[string][]int, error
 // followed by deltas, the counts of its markDelta fields, each after a comma.
 func (t *txn) count(w *write, deltas string) error {
 	ds := strings.Split(deltas, ",")[1:]
-	for k, ns := range w.ns {
-		d := w.deltas[k]
-		if w.conds[k] == markDelta {
+	for _, f := range w.fields {
+		d, ns := f.delta, f.ns
+		if f.cond == markDelta {
 			if len(ds) == 0 {
 				return fmt.Errorf("redisstore: prepare answered too few counts: OK%s", deltas)
 			}
