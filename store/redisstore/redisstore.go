@@ -60,6 +60,10 @@ type Options struct {
 // detector (50 million postings) with hash-max-listpack-entries 512.
 const DefaultBuckets = 1 << 20
 
+// Buckets returns the store's number of buckets: the Options.Buckets it was created with,
+// whatever the Options of this Open said.
+func (db *DB) Buckets() int { return db.buckets }
+
 // DB is a store.Store and store.Conditional on a Redis Cluster, which any number of
 // processes may share: it keeps nothing in the process but a cache of committed
 // transaction ids. See the package documentation for the key layout and the protocol

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"os"
 	"time"
 
@@ -23,12 +24,14 @@ type redisFlags struct {
 	ca       string
 	prefix   string
 	wait     int
+	docs     int
 }
 
 func (r *redisFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&r.url, "redis", "", "keep the index in the Redis Cluster at `URL`: redis://host:port[,host:port...], rediss://\nfor TLS; replicas on one cluster share it and give the same verdicts; --data is then\nunused (default \"\": the embedded store in --data)")
 	r.defineAuth(fs)
 	fs.StringVar(&r.prefix, "redis-prefix", "nd", "start every Redis key with `PREFIX`, so that several indexes share a cluster (default nd)")
+	fs.IntVar(&r.docs, "redis-documents", 0, "size a new store for about `N` documents: a bucket (a Redis hash of some 50 postings) for\neach, rounded up to a power of two; a store keeps the size it was created with\n(default 0: 1048576)")
 	fs.IntVar(&r.wait, "redis-wait", 0, "acknowledge an add only once `N` replicas of each master it wrote to have it (Redis WAIT)\n(default 0: once the masters have it)")
 }
 
@@ -69,6 +72,13 @@ func (r *redisFlags) options() (*redisstore.Options, error) {
 	if r.wait < 0 {
 		return nil, usagef("--redis-wait %d: use 0 or a number of replicas", r.wait)
 	}
+	if r.docs < 0 || r.docs > 1<<40 {
+		return nil, usagef("--redis-documents %d: use the number of documents the store is to hold, at most 2^40", r.docs)
+	}
+	if r.docs > 0 {
+		// An add posts some 50 postings, and a bucket is best at some 50 of them.
+		o.Buckets = 1 << bits.Len(uint(r.docs-1))
+	}
 	o.Prefix, o.Wait = r.prefix, r.wait
 	return &o, nil
 }
@@ -89,6 +99,9 @@ func openRedisDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, se
 	}
 	for _, w := range warnings {
 		log.Warn(w)
+	}
+	if want := cfg.redis.Buckets; want != 0 && s.Buckets() != want {
+		log.Warn(fmt.Sprintf("--redis-documents sizes a new store: this one keeps the %d buckets it was created with (for about as many documents); start a new one under another --redis-prefix to size it", s.Buckets()))
 	}
 	d, err := neardup.OpenDetector(s, cfg.opt)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/store/redisstore"
 )
 
 // TestServeRedis runs two serve replicas over one real Redis Cluster, as behind a load
@@ -19,7 +20,7 @@ func TestServeRedis(t *testing.T) {
 	c := redistest.Start(t)
 	var bases []string
 	for range 2 {
-		base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-wait", "1")
+		base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-wait", "1", "--redis-documents", "5000")
 		t.Cleanup(func() {
 			if err := stop(); err != nil {
 				t.Errorf("serve: %v\n%s", err, logs)
@@ -45,6 +46,29 @@ func TestServeRedis(t *testing.T) {
 			t.Fatalf("POST %s: %d %s", id, resp.StatusCode, b)
 		}
 		return v.Verdict
+	}
+	// --redis-documents sized the new store: a bucket a document, a power of two.
+	o, err := redisstore.ParseURL(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Prefix = "serve"
+	s, err := redisstore.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Buckets(); n != 8192 {
+		t.Errorf("a store made with --redis-documents 5000 has %d buckets, want 8192", n)
+	}
+	s.Close()
+	// A replica that asks another size for the existing store says it keeps its own.
+	base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-documents", "100000")
+	waitReady(t, base)
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, logs)
+	}
+	if !strings.Contains(logs.String(), "keeps the 8192 buckets it was created with") {
+		t.Errorf("no warning that --redis-documents 100000 does not resize the store:\n%s", logs)
 	}
 	if v := post(bases[0], "a", "hello there world, a page"); v != "unique" {
 		t.Errorf("first add: %s", v)

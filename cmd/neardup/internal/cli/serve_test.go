@@ -171,6 +171,7 @@ func TestServeUsage(t *testing.T) {
 		{map[string]string{"NEARDUP_MAX_BODY": "lots"}, nil, "NEARDUP_MAX_BODY"},
 		{nil, []string{"--log-format", "xml"}, "--log-format"},
 		{map[string]string{"NEARDUP_TOKENS": "admin:x"}, nil, "NEARDUP_TOKENS"},
+		{nil, []string{"--redis", "redis://127.0.0.1:1", "--redis-documents", "-5"}, "--redis-documents -5"},
 	} {
 		c := &serveCmd{}
 		fs := newFlagSet(serveCommand, c)
