@@ -47,29 +47,7 @@ func TestServeRedis(t *testing.T) {
 		}
 		return v.Verdict
 	}
-	// --redis-documents sized the new store: a bucket a document, a power of two.
-	o, err := redisstore.ParseURL(c.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Prefix = "serve"
-	s, err := redisstore.Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := s.Buckets(); n != 8192 {
-		t.Errorf("a store made with --redis-documents 5000 has %d buckets, want 8192", n)
-	}
-	s.Close()
-	// A replica that asks another size for the existing store says it keeps its own.
-	base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-documents", "100000")
-	waitReady(t, base)
-	if err := stop(); err != nil {
-		t.Fatalf("serve: %v\n%s", err, logs)
-	}
-	if !strings.Contains(logs.String(), "keeps the 8192 buckets it was created with") {
-		t.Errorf("no warning that --redis-documents 100000 does not resize the store:\n%s", logs)
-	}
+	checkRedisDocuments(t, c)
 	if v := post(bases[0], "a", "hello there world, a page"); v != "unique" {
 		t.Errorf("first add: %s", v)
 	}
@@ -97,5 +75,34 @@ func TestServeRedis(t *testing.T) {
 	var st struct{ Store struct{ Path, Kind string } }
 	if json.NewDecoder(resp.Body).Decode(&st) != nil || st.Store.Kind != "redis" || st.Store.Path != strings.Join(c.Addrs, ",") {
 		t.Errorf("stats store = %+v, want kind redis at the cluster's nodes", st.Store)
+	}
+}
+
+// checkRedisDocuments checks the store TestServeRedis's replicas made with
+// --redis-documents 5000: a bucket a document, a power of two; and that a replica
+// asking another size for it says it keeps its own.
+func checkRedisDocuments(t *testing.T, c *redistest.Cluster) {
+	t.Helper()
+	o, err := redisstore.ParseURL(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Prefix = "serve"
+	s, err := redisstore.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Buckets(); n != 8192 {
+		t.Errorf("a store made with --redis-documents 5000 has %d buckets, want 8192", n)
+	}
+	s.Close()
+	// A replica that asks another size for the existing store says it keeps its own.
+	base, stop, logs := startServe(t, nil, "--addr", "127.0.0.1:0", "--redis", c.URL(), "--redis-prefix", "serve", "--redis-documents", "100000")
+	waitReady(t, base)
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, logs)
+	}
+	if !strings.Contains(logs.String(), "keeps the 8192 buckets it was created with") {
+		t.Errorf("no warning that --redis-documents 100000 does not resize the store:\n%s", logs)
 	}
 }
