@@ -1,5 +1,3 @@
-//go:build unix
-
 package server_test
 
 import (
@@ -13,12 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/evaldata"
+	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/store/pebblestore"
 )
@@ -116,9 +114,9 @@ func benchServeHTML(b *testing.B, opt neardup.Options) {
 
 // cpuTime returns the user and system CPU time of the process so far, in nanoseconds.
 func cpuTime(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
+	user, sys, ok := procstat.CPUTime()
+	if !ok {
+		b.Skip("no CPU time from this system")
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	return int64(user + sys)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/cmd/neardup/internal/bench"
+	"github.com/neardup/neardup/internal/procstat"
 )
 
 var benchServiceCommand = &command{
@@ -397,11 +398,11 @@ func (c *benchServiceCmd) runLoad(ctx context.Context, e *env, target *bench.Tar
 		bar.done()
 	}
 	phase := bench.Phase{Duration: c.duration, Requests: int64(c.requests), Rate: c.rate}
-	user0, sys0, cpuOK := cpuTime()
+	user0, sys0, cpuOK := procstat.CPUTime()
 	bar := phaseBar("measure", phase)
 	res := c.result(w.Measure(ctx, phase))
 	bar.done()
-	user1, sys1, _ := cpuTime()
+	user1, sys1, _ := procstat.CPUTime()
 	if c.batcher {
 		res.InFlight = c.inFlight
 	}
