@@ -363,8 +363,8 @@ type slabs struct {
 // at most, but for the elements the parser implies, and an attribute per "=".
 func (s *slabs) init(page string, sc *scratch) {
 	s.chunk = 64
-	s.nodes = grow(sc.nodes, strings.Count(page, "<")+8)
-	s.attrs = grow(sc.attrs, strings.Count(page, "=")+8)
+	s.nodes = slices.Grow(sc.nodes[:0], strings.Count(page, "<")+8)
+	s.attrs = slices.Grow(sc.attrs[:0], strings.Count(page, "=")+8)
 	sc.nodes, sc.attrs = s.nodes, s.attrs
 }
 

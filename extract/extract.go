@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -215,7 +216,7 @@ func extract(s string, opts *Options, deadline time.Time, visible bool) (r Resul
 	if maxDepth <= 0 || maxDepth > DefaultMaxDepth {
 		maxDepth = DefaultMaxDepth
 	}
-	t := &tree{els: grow(sc.els, len(s)/64), classes: make(map[string]words)}
+	t := &tree{els: slices.Grow(sc.els[:0], len(s)/64), classes: make(map[string]words)}
 	defer func() { sc.els = t.els }()
 	if d := t.index(doc, maxDepth); d > maxDepth {
 		return Result{}, vis, fmt.Errorf("%w: elements nested more than %d deep, the limit; raise MaxDepth (at most %d)", ErrTooDeep, maxDepth, DefaultMaxDepth)

@@ -29,37 +29,23 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-// put clears what holds pointers into the page just read, so that the pool does not
-// keep it alive, and returns sc to the pool.
+// put clears what holds pointers into the page just read (the texts hold none), so
+// that the pool does not keep it alive, and returns sc to the pool.
 func (sc *scratch) put() {
 	clear(sc.nodes)
 	clear(sc.attrs)
 	clear(sc.els)
-	if cap(sc.nodes)*int(unsafe.Sizeof(html.Node{})) > maxScratch {
-		sc.nodes = nil
-	}
-	if cap(sc.attrs)*int(unsafe.Sizeof(html.Attribute{})) > maxScratch {
-		sc.attrs = nil
-	}
-	if cap(sc.els)*int(unsafe.Sizeof(elem{})) > maxScratch {
-		sc.els = nil
-	}
-	if cap(sc.text) > maxScratch {
-		sc.text = nil
-	}
-	if cap(sc.vis) > maxScratch {
-		sc.vis = nil
-	}
-	sc.nodes, sc.attrs, sc.els, sc.text, sc.vis = sc.nodes[:0], sc.attrs[:0], sc.els[:0], sc.text[:0], sc.vis[:0]
+	sc.nodes, sc.attrs, sc.els = emptied(sc.nodes), emptied(sc.attrs), emptied(sc.els)
+	sc.text, sc.vis = emptied(sc.text), emptied(sc.vis)
 	scratchPool.Put(sc)
 }
 
-// grow returns s emptied, with room for n elements: s's array when it has it.
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:0]
+// emptied returns s with length 0, or nil when its array is over maxScratch bytes.
+func emptied[T any](s []T) []T {
+	if cap(s)*int(unsafe.Sizeof(*new(T))) > maxScratch {
+		return nil
 	}
-	return make([]T, 0, n)
+	return s[:0]
 }
 
 // normalizeBytes is normalize of b, which it does not keep: normalize copies what it

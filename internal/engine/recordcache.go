@@ -72,13 +72,9 @@ func (c *recordCache) put(seq uint64, r *Record, epoch uint64) {
 	if c.epoch != epoch {
 		return
 	}
-	if r.partial {
-		if old := c.cur[seq]; old != nil && !old.partial {
-			return
-		}
-		if old := c.prev[seq]; old != nil && !old.partial {
-			return
-		}
+	whole := func(old *Record) bool { return old != nil && !old.partial }
+	if r.partial && (whole(c.cur[seq]) || whole(c.prev[seq])) {
+		return
 	}
 	delete(c.prev, seq)
 	c.add(seq, r)

@@ -119,15 +119,9 @@ func (db *DB) sendCommits(rs []*commitReq) {
 		for i, r := range rs {
 			sets[i] = p.SetNX(ctx, r.status, "c", 0)
 		}
-		for ns, n := range counts {
-			ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
-		}
+		ccmds = db.queueCounts(ctx, p, counts)
 	})
-	for _, c := range ccmds {
-		if c.cmd.Err() != nil {
-			db.addCount(c.ns, c.n)
-		}
-	}
+	db.keepFailedCounts(ccmds)
 	if err != nil {
 		_ = db.reloadOn(err)
 	}

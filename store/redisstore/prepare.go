@@ -70,19 +70,12 @@ func (db *DB) sendPrepares(rs []*prepReq) {
 		if raise {
 			bump = bumpScript.run(ctx, p, []string{db.counterKey()}, string(binary.BigEndian.AppendUint64(nil, maxID)))
 		}
-		// The counts of earlier writes ride along: no round trip of their own.
-		for ns, n := range counts {
-			ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
-		}
+		ccmds = db.queueCounts(ctx, p, counts)
 	})
 	if rq.done(ctx, db) != nil {
 		db.later.put(resolves) // they are idempotent: the next write tries again
 	}
-	for _, c := range ccmds {
-		if c.cmd.Err() != nil {
-			db.addCount(c.ns, c.n)
-		}
-	}
+	db.keepFailedCounts(ccmds)
 	cmds = cmds[len(rq.cmds):]
 	if len(fs) > 0 {
 		db.answerReads(ctx, rs, fs, reads, cmds)

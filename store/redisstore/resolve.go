@@ -231,3 +231,23 @@ type countCmd struct {
 	n   int64
 	cmd *redis.IntCmd
 }
+
+// queueCounts queues on p the increments of the count keys by counts (takeCounts's):
+// they ride along with a write's pipeline, no round trip of their own.
+func (db *DB) queueCounts(ctx context.Context, p redis.Pipeliner, counts map[store.Namespace]int64) []countCmd {
+	var ccmds []countCmd
+	for ns, n := range counts {
+		ccmds = append(ccmds, countCmd{ns, n, p.IncrBy(ctx, db.countKey(ns), n)})
+	}
+	return ccmds
+}
+
+// keepFailedCounts puts back the changes of the increments that failed: the next write
+// adds them.
+func (db *DB) keepFailedCounts(ccmds []countCmd) {
+	for _, c := range ccmds {
+		if c.cmd.Err() != nil {
+			db.addCount(c.ns, c.n)
+		}
+	}
+}
