@@ -62,7 +62,9 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // flight has come back) and how many adds' requests a call of each phase carries
 // (read-, prep- and commit-reqs/call), the commands in the pipelines (cmds/op), the
 // masters' memory it takes (redis-B/doc, and by kind of key), the masters' CPU time it
-// takes (redis-cpu-µs/doc), the replicas' (replica-cpu-µs/doc), and this process's
+// takes (redis-cpu-µs/doc), the replicas' (replica-cpu-µs/doc), the bytes the masters
+// read from their clients and wrote to them (net-in-B/doc and net-out-B/doc) and to
+// their replicas (repl-B/doc), and this process's
 // own, the detector and the store's client (proc-cpu-µs/doc, user and system, over the
 // timed documents). The store has a bucket for every document, as Options.Buckets
 // advises (some 50 postings a bucket at the end).
@@ -94,6 +96,7 @@ func benchShared(b *testing.B, clients int) {
 		b.Fatal(err)
 	}
 	mem0, cpu0, rcpu0, stats0 := usedMemory(b, db), usedCPU(b, db, false), usedCPU(b, db, true), commandStats(b, db)
+	net0 := nodeInfo(b, db, false)
 	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()
 	proc := checkAll(b, d, clients)
 	b.ReportMetric(float64(proc.Microseconds())/float64(b.N), "proc-cpu-µs/doc")
@@ -115,6 +118,10 @@ func benchShared(b *testing.B, clients int) {
 	b.ReportMetric((cpu[0]+cpu[1]-cpu0[0]-cpu0[1])*1e6/float64(b.N), "redis-cpu-µs/doc")
 	b.ReportMetric((cpu[1]-cpu0[1])*1e6/float64(b.N), "redis-sys-µs/doc")
 	b.ReportMetric((rcpu[0]+rcpu[1]-rcpu0[0]-rcpu0[1])*1e6/float64(b.N), "replica-cpu-µs/doc")
+	net := nodeInfo(b, db, false)
+	for k, name := range map[string]string{"total_net_input_bytes": "net-in-B/doc", "total_net_output_bytes": "net-out-B/doc", "total_net_repl_output_bytes": "repl-B/doc"} {
+		b.ReportMetric((net[k]-net0[k])/float64(b.N), name)
+	}
 	for name, s := range commandStats(b, db) {
 		s0 := stats0[name]
 		if calls := float64(s[0]-s0[0]) / float64(b.N); calls >= 0.5 {
@@ -230,30 +237,33 @@ func keyMemory(b *testing.B, db *DB) map[string]int64 {
 // usedCPU sums the CPU seconds of the masters, or of the replicas (INFO cpu):
 // used_cpu_user, then used_cpu_sys (the kernel's share: sockets, the AOF).
 func usedCPU(b *testing.B, db *DB, replicas bool) [2]float64 {
-	var mu sync.Mutex
-	var total [2]float64
-	each := db.c.ForEachMaster
-	if replicas {
-		each = db.c.ForEachSlave
-	}
-	err := each(context.Background(), func(ctx context.Context, n *redis.Client) error {
-		info, err := n.InfoMap(ctx, "cpu").Result()
+	info := nodeInfo(b, db, replicas)
+	return [2]float64{info["used_cpu_user"], info["used_cpu_sys"]}
+}
+
+// nodeInfo sums the numeric fields of INFO cpu and INFO stats over the masters, or
+// over the replicas. It asks each node the store was opened with (the benchmarks give
+// every node) for its role, rather than trust the cluster client's map, which may lack
+// a replica for a while after the cluster starts.
+func nodeInfo(b *testing.B, db *DB, replicas bool) map[string]float64 {
+	total := map[string]float64{}
+	for _, addr := range db.opt.Addrs {
+		n := redis.NewClient(&redis.Options{Addr: addr})
+		info, err := n.InfoMap(context.Background(), "cpu", "stats", "replication").Result()
+		n.Close()
 		if err != nil {
-			return err
+			b.Fatal(err)
 		}
-		for i, k := range []string{"used_cpu_user", "used_cpu_sys"} {
-			v, err := strconv.ParseFloat(info["CPU"][k], 64)
-			if err != nil {
-				return err
+		if (info["Replication"]["role"] == "master") == replicas {
+			continue
+		}
+		for _, section := range []string{"CPU", "Stats"} {
+			for k, v := range info[section] {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					total[k] += f
+				}
 			}
-			mu.Lock()
-			total[i] += v
-			mu.Unlock()
 		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
 	return total
 }
