@@ -137,7 +137,7 @@ func floorRun(b *testing.B, db *DB, buckets int, s *script, fields, group int) {
 	per := func(d float64) float64 { return d * 1e6 / float64(b.N) }
 	b.ReportMetric(per(m1[0]+m1[1]-m0[0]-m0[1]), "redis-cpu-µs/op")
 	b.ReportMetric(per(r1[0]+r1[1]-r0[0]-r0[1]), "replica-cpu-µs/op")
-	b.ReportMetric(per((u1+s1-u0-s0).Seconds()), "proc-cpu-µs/op")
+	b.ReportMetric(per((u1 + s1 - u0 - s0).Seconds()), "proc-cpu-µs/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
