@@ -29,6 +29,7 @@ import (
 //	prefix:{meta}:buckets     the number of buckets, fixed when the store is first opened
 //	prefix:{meta}:layout      the layout's version (layoutVersion)
 //	prefix:{meta}:ordered     the namespaces kept in order (DB.Order), a set
+//	prefix:{meta}:short       the namespaces that have had a key of up to 16 bytes, a set
 //	prefix:{o<ns>.<shard>}    posting bucket of an ordered namespace, one of orderedShards
 //	prefix:{o<ns>.<shard>}Z   its fields in order: a sorted set of length (4 bytes) + key
 
@@ -99,6 +100,10 @@ func (db *DB) orderedBucket(ns store.Namespace, b uint64) string {
 
 // indexKey is the sorted set of the fields of ordered bucket k.
 func indexKey(k string) string { return k + "Z" }
+
+// shortMetaKey is the set of the namespaces that have had a posting in the shared
+// buckets: Postings over any other reads its own buckets alone.
+func (db *DB) shortMetaKey() string { return db.prefix + ":{meta}:short" }
 
 // orderedMetaKey is the set of the namespaces kept in order.
 func (db *DB) orderedMetaKey() string { return db.prefix + ":{meta}:ordered" }

@@ -75,6 +75,8 @@ type DB struct {
 	gate   *gate.Gate
 
 	buckets int // Options.Buckets as the store has it
+	// short has a bit for each namespace this process has added to {meta}:short.
+	short [1 << 16 / 64]atomic.Uint64
 	// ordered are the namespaces kept in order (Order), replaced whole on a change.
 	ordered atomic.Pointer[map[store.Namespace]bool]
 
@@ -176,7 +178,8 @@ func Open(opt Options) (*DB, error) {
 
 // layoutVersion is the version of the key layout and of what a field holds (see
 // field.go), kept at {meta}:layout: a store of another version is refused, not misread.
-const layoutVersion = "2"
+// Version 3 added {meta}:short, which a store must have kept from its first posting.
+const layoutVersion = "3"
 
 // metaScript creates a store's number of buckets KEYS[1] and its layout version KEYS[2]
 // (ARGV) unless it has a number of buckets already, and returns both as the store has

@@ -81,6 +81,15 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testRace(t, a, b)
 	})
+	t.Run("ShortScan", func(t *testing.T) {
+		a := open(t, Options{})
+		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		testShortScan(t, a, b)
+	})
 	t.Run("CoalescedPrepares", func(t *testing.T) { testCoalescedPrepares(t, open(t, Options{})) })
 	t.Run("CoalescedReads", func(t *testing.T) { testCoalescedReads(t, open(t, Options{})) })
 	t.Run("CoalescedRace", func(t *testing.T) { testCoalescedRace(t, open(t, Options{})) })

@@ -139,9 +139,14 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	if err != nil {
 		return err
 	}
-	short, err := db.bucketKeys(ctx, ":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
-	if err != nil {
-		return err
+	var short []string
+	if has, err := db.c.SIsMember(ctx, db.shortMetaKey(), int(ns)).Result(); err != nil {
+		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), err)
+	} else if has {
+		short, err = db.bucketKeys(ctx, ":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
+		if err != nil {
+			return err
+		}
 	}
 	keys := append(long, short...)
 	var es []entry
@@ -171,6 +176,32 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 		if !fn([]byte(e.key), e.id) {
 			break
 		}
+	}
+	return nil
+}
+
+// markShort adds to {meta}:short the namespaces of b's added postings that go in the
+// shared buckets, before any of them can be seen: a scan of a namespace not in the set
+// skips those buckets, which hold nearly every posting of a store (the band and SimHash
+// table keys), so that the pre-screen's scan of URLs and main-text hashes reads their
+// buckets alone. Each namespace costs a process one SADD, the first time it writes one.
+func (db *DB) markShort(ctx context.Context, b *store.Batch) error {
+	var nss []any
+	for o := range b.All() {
+		w, bit := &db.short[o.Namespace/64], uint64(1)<<(o.Namespace%64)
+		if o.Kind == store.OpAdd && len(o.Data) <= shortKey && w.Load()&bit == 0 && !db.isOrdered(o.Namespace) &&
+			!slices.Contains(nss, any(int(o.Namespace))) {
+			nss = append(nss, int(o.Namespace))
+		}
+	}
+	if len(nss) == 0 {
+		return nil
+	}
+	if err := db.c.SAdd(ctx, db.shortMetaKey(), nss...).Err(); err != nil {
+		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), db.reloadOn(err))
+	}
+	for _, ns := range nss {
+		db.short[ns.(int)/64].Or(uint64(1) << (ns.(int) % 64))
 	}
 	return nil
 }

@@ -63,6 +63,10 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	if err != nil {
 		return nil, nil, err
 	}
+	ctx := context.Background()
+	if err := db.markShort(ctx, b); err != nil {
+		return nil, nil, err
+	}
 	if puts {
 		// Ids from NextID are below the counter already: no script call to raise it.
 		puts = db.ids.seen(maxID)
@@ -71,7 +75,6 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	if len(ids) > 0 {
 		rr = &recordRead{fs: db.recordFields(ids), out: make([]fieldValue, len(ids))}
 	}
-	ctx := context.Background()
 	start := time.Now()
 	for {
 		t := &txn{db: db, id: newTxn(start), ws: ws, placed: make([]bool, len(ws)), maxID: maxID, raise: puts, reads: rr}

@@ -1,0 +1,76 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/store"
+)
+
+// testShortScan checks that Postings reads the shared buckets for a namespace that has
+// had a short key, through another process's store (b, opened before a wrote), and
+// only then: a scan of URLs must not read every band posting of the store.
+func testShortScan(t *testing.T, a, b *DB) {
+	long := []byte("https://example.com/a/long/url")
+	var w store.Batch
+	w.Add(9, []byte("short"), 1) // a short key of namespace 9
+	w.Add(9, long, 2)
+	w.Add(10, long, 3) // namespace 10 has long keys alone
+	w.Add(11, []byte("band"), 4)
+	if err := a.Apply(&w); err != nil {
+		t.Fatal(err)
+	}
+	reads := &sharedReads{}
+	b.c.AddHook(reads)
+	for _, c := range []struct {
+		ns     store.Namespace
+		want   []string
+		shared bool
+	}{
+		{9, []string{string(long) + " 2", "short 1"}, true},
+		{10, []string{string(long) + " 3"}, false},
+	} {
+		reads.n.Store(0)
+		var got []string
+		if err := b.Postings(c.ns, func(key []byte, id uint64) bool {
+			got = append(got, fmt.Sprint(string(key), " ", id))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Postings(%d) = %q, want %q", c.ns, got, c.want)
+		}
+		if n := reads.n.Load(); (n > 0) != c.shared {
+			t.Errorf("Postings(%d) read %d shared buckets; want some: %v", c.ns, n, c.shared)
+		}
+	}
+	got, err := a.c.SMembers(context.Background(), a.shortMetaKey()).Result()
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, []string{"11", "9"}) {
+		t.Errorf("{meta}:short = %q, %v; want [11 9]", got, err)
+	}
+}
+
+// sharedReads counts the commands sent in pipelines that read a shared bucket.
+type sharedReads struct{ n atomic.Int64 }
+
+func (h *sharedReads) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h *sharedReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *sharedReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && strings.Contains(c.Name(), "hgetall") && strings.Contains(a[1].(string), ":{s") {
+				h.n.Add(1)
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
