@@ -6,14 +6,14 @@
 // structs, and does not import the root package.
 //
 // An Engine is opened on a store with a Config (Open) and answers through a few methods:
-// Check (check, and add), Get, Near, Remove, Expire, Len, Prescreen, BandCopy,
-// BandPostings and Wait. Its files hold one concern each: the store's key namespaces
+// Check (check, and add), Get, Near, Remove, Expire, Len, Prescreen, PrescreenGen,
+// BandCopy, BandPostings and Wait. Its files hold one concern each: the store's key namespaces
 // and record format (record.go), the meta record (meta.go), the verdict and the add
 // (check.go), the reads a verdict stands on (gather.go), the merge of writes made during
 // an add's reads (merge.go), the band postings' accelerators and their move to the store
 // (bands.go, bandtable.go, bandfilter.go), the record cache (recordcache.go), the key
-// filter's refill (refill.go), and the reads and removals of the rest of the API
-// (query.go).
+// filter's refill (refill.go), a shared store's pre-screen snapshot (prescreen.go), and
+// the reads and removals of the rest of the API (query.go).
 //
 // The root package's Detector documentation describes what the engine promises
 // (verdicts, concurrency, durability); this package's comments say how.

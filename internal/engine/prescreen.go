@@ -17,7 +17,7 @@ import (
 // engine added since (its own adds show at once), and fills the next in the
 // background once the snapshot is older than Config.PrescreenRefresh, one fill at a
 // time however many requests come. Another process's add shows once a fill that began
-// after it is done.
+// after it is done. Its times are Config.Now's, which tests set.
 type sharedScreen struct {
 	mu     sync.Mutex
 	filter *keyfilter.Filter // the snapshot; nil until a fill succeeds
@@ -52,7 +52,7 @@ func (d *Engine) sharedPrescreen() *keyfilter.Filter {
 	if sc.filter == nil {
 		return keyfilter.Full(d.cfg.FilterRate)
 	}
-	if time.Since(sc.began) >= d.cfg.PrescreenRefresh {
+	if d.cfg.Now().Sub(sc.began) >= d.cfg.PrescreenRefresh {
 		d.startFill()
 	}
 	return sc.filter.Clone()
@@ -63,12 +63,12 @@ func (d *Engine) sharedPrescreen() *keyfilter.Filter {
 // fill keeps the snapshot there is.
 func (d *Engine) startFill() {
 	sc := &d.screen
-	if sc.filling != nil || time.Since(sc.failed) < d.cfg.PrescreenRefresh {
+	if sc.filling != nil || d.cfg.Now().Sub(sc.failed) < d.cfg.PrescreenRefresh {
 		return
 	}
 	sc.filling = &filterKeys{}
 	sc.done = make(chan struct{})
-	began, hook := time.Now(), sc.hook
+	began, hook := d.cfg.Now(), sc.hook
 	d.refills.Add(1)
 	go func() {
 		defer d.refills.Done()
@@ -86,7 +86,7 @@ func (d *Engine) startFill() {
 		sc.filling = nil
 		close(sc.done)
 		if err != nil {
-			sc.failed = time.Now()
+			sc.failed = d.cfg.Now()
 			return
 		}
 		for _, u := range keys.urls {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,8 +17,9 @@ import (
 // store): its snapshot, refilled in the background, one fill at a time.
 func TestSharedPrescreen(t *testing.T) {
 	c := redistest.Start(t)
-	// open opens an engine over the index under prefix, with the refresh interval.
-	open := func(t *testing.T, prefix string, refresh time.Duration) *Engine {
+	// open opens an engine over the index under prefix, with the refresh interval and
+	// the clock (nil: time.Now).
+	open := func(t *testing.T, prefix string, refresh time.Duration, now func() time.Time) *Engine {
 		t.Helper()
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: prefix})
 		if err != nil {
@@ -25,6 +27,9 @@ func TestSharedPrescreen(t *testing.T) {
 		}
 		cfg := testConfig()
 		cfg.Expected, cfg.PrescreenRefresh = 16, refresh
+		if now != nil {
+			cfg.Now = now
+		}
 		d, err := Open(s, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -32,10 +37,26 @@ func TestSharedPrescreen(t *testing.T) {
 		t.Cleanup(func() { d.Wait(); s.Close() })
 		return d
 	}
-	t.Run("Across", func(t *testing.T) { testPrescreenAcross(t, open(t, "across", time.Hour), open(t, "across", time.Hour), open(t, "across", 50*time.Millisecond)) })
-	t.Run("SingleFlight", func(t *testing.T) { testPrescreenSingleFlight(t, open(t, "flight", 50*time.Millisecond)) })
-	t.Run("Failed", func(t *testing.T) { testPrescreenFailed(t, open(t, "failed", 50*time.Millisecond)) })
+	t.Run("Across", func(t *testing.T) {
+		testPrescreenAcross(t, open(t, "across", time.Hour, nil), open(t, "across", time.Hour, nil), open(t, "across", 50*time.Millisecond, nil))
+	})
+	t.Run("SingleFlight", func(t *testing.T) {
+		var clk clock
+		testPrescreenSingleFlight(t, open(t, "flight", time.Hour, clk.now), &clk)
+	})
+	t.Run("Failed", func(t *testing.T) {
+		var clk clock
+		testPrescreenFailed(t, open(t, "failed", time.Hour, clk.now), &clk)
+	})
 }
+
+// clock is a test's Config.Now: the time, moved on by hand.
+type clock struct{ ahead atomic.Int64 }
+
+func (c *clock) now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+// advance moves the clock on by d.
+func (c *clock) advance(d time.Duration) { c.ahead.Add(int64(d)) }
 
 // screenDoc is the i-th document of the pre-screen tests, added by engine tag.
 func screenDoc(tag string, i int) testDoc {
@@ -91,26 +112,20 @@ func testPrescreenAcross(t *testing.T, a, slow, fast *Engine) {
 
 // testPrescreenSingleFlight calls Prescreen from 32 goroutines on a stale snapshot, the
 // fill held: they must get the snapshot without waiting, and start one fill.
-func testPrescreenSingleFlight(t *testing.T, d *Engine) {
+func testPrescreenSingleFlight(t *testing.T, d *Engine, c *clock) {
 	check(t, d, screenDoc("f", 0))
 	d.Prescreen()
 	d.Wait()
 	release := make(chan struct{})
-	var fills sync.WaitGroup // one Done a fill: a second fill would panic, a first none waits
-	fills.Add(1)
-	var mu sync.Mutex
-	n := 0
+	began := make(chan struct{}, 64) // a send a fill
 	d.screen.mu.Lock()
 	d.screen.hook = func() error {
-		mu.Lock()
-		n++
-		mu.Unlock()
-		fills.Done()
+		began <- struct{}{}
 		<-release
 		return nil
 	}
 	d.screen.mu.Unlock()
-	time.Sleep(60 * time.Millisecond) // the snapshot is stale
+	c.advance(2 * time.Hour) // the snapshot is stale
 	var calls sync.WaitGroup
 	for range 32 {
 		calls.Add(1)
@@ -128,19 +143,22 @@ func testPrescreenSingleFlight(t *testing.T, d *Engine) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Prescreen waits for the fill when there is a snapshot")
 	}
-	fills.Wait() // the fill began
+	select {
+	case <-began: // the fill under way
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("no fill began on a stale snapshot")
+	}
 	close(release)
 	d.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if n != 1 {
+	if n := 1 + len(began); n != 1 {
 		t.Errorf("32 calls on a stale snapshot started %d fills, want 1", n)
 	}
 }
 
 // testPrescreenFailed makes fills fail: a snapshot is kept, with the engine's adds,
 // and retried after the refresh interval; with none, Prescreen holds every key.
-func testPrescreenFailed(t *testing.T, d *Engine) {
+func testPrescreenFailed(t *testing.T, d *Engine, c *clock) {
 	check(t, d, screenDoc("x", 0))
 	d.Prescreen()
 	d.Wait()
@@ -150,7 +168,7 @@ func testPrescreenFailed(t *testing.T, d *Engine) {
 	d.screen.hook = func() error { mu.Lock(); n++; mu.Unlock(); return errors.New("no fill") }
 	d.screen.mu.Unlock()
 	fills := func() int { mu.Lock(); defer mu.Unlock(); return n }
-	time.Sleep(60 * time.Millisecond)
+	c.advance(2 * time.Hour)
 	d.Prescreen() // starts a fill, which fails
 	d.Wait()
 	check(t, d, screenDoc("x", 1))
@@ -168,7 +186,7 @@ func testPrescreenFailed(t *testing.T, d *Engine) {
 	if fills() != 1 {
 		t.Errorf("a fill was retried at once after one failed: %d fills", fills())
 	}
-	time.Sleep(60 * time.Millisecond)
+	c.advance(2 * time.Hour)
 	d.Prescreen()
 	d.Wait()
 	if fills() != 2 {
