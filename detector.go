@@ -104,7 +104,9 @@ func NewDetector(opt Options) (*Detector, error) {
 // verdicts of some order of their adds. It finds near candidates by the band postings
 // and, unless Near is minhash, by SimHash postings under permuted-table keys (Distance
 // 3: 20 tables), which cost an add that many more postings; a Distance that needs more
-// than 64 tables (above 5) is an error wrapping ErrOptions. Prescreen scans the store.
+// than 64 tables (above 5) is an error wrapping ErrOptions. Prescreen answers a snapshot
+// refilled from the store in the background (Options.PrescreenRefresh); the first fill
+// starts as OpenDetector returns.
 func OpenDetector(s store.Store, opt Options) (*Detector, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -135,7 +137,8 @@ func engineConfig(o *Options) engine.Config {
 		NoSimHash: o.NoSimHash, NoMinHash: o.NoMinHash, Shingle: o.Shingle,
 		MaxAge: o.MaxAge, MaxMatches: o.MaxMatches,
 		Expected: o.Expected, FilterRate: o.FilterRate, BandMemory: o.BandMemory,
-		Now: o.Now, Prefer: o.Keep.Prefer, Verify: o.verifies(),
+		PrescreenRefresh: o.PrescreenRefresh,
+		Now:              o.Now, Prefer: o.Keep.Prefer, Verify: o.verifies(),
 	}
 }
 
@@ -242,12 +245,26 @@ func (d *Detector) Len() int {
 // is not a URL or exact duplicate without asking. It costs a copy of the filter (1.2 MB
 // at the defaults).
 //
-// On a shared store (see OpenDetector) the detector keeps no filter, as other processes
-// add keys it never sees: Prescreen fills one from the store each call, a scan of every
-// URL and main-text key, seconds a million documents. If the scan fails, it returns a
-// filter that holds every key, which costs clients lookups, never a missed duplicate.
+// On a shared store (see OpenDetector) other processes add keys the detector never
+// sees, and a filter filled from the store is a scan of every URL and main-text key,
+// seconds a million documents. So Prescreen answers a snapshot: the last fill, with the
+// detector's own adds since, refilled in the background, one fill at a time, when it is
+// older than Options.PrescreenRefresh; another process's add shows within about that
+// interval plus a fill's time, once calls keep coming (the call that finds the snapshot
+// stale still gets it). Only a call made before the first fill is done waits for it; if
+// no fill has succeeded, it returns a filter that holds every key, which costs clients
+// lookups, never a missed duplicate. A failed fill keeps the snapshot, and the next is
+// tried a PrescreenRefresh later.
 func (d *Detector) Prescreen() *KeyFilter {
 	return &KeyFilter{d.eng.Prescreen()}
+}
+
+// PrescreenGen returns a number that changes whenever Prescreen's answer may have
+// changed, at the cost of an atomic load: a caller that encodes the filter (the service,
+// for one) keeps the encoding until it changes. A Prescreen called after PrescreenGen
+// returned g answers the filter of generation g or a later one.
+func (d *Detector) PrescreenGen() uint64 {
+	return d.eng.PrescreenGen()
 }
 
 // BandCopy reports whether the detector keeps its in-memory copy of the band postings

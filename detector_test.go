@@ -150,7 +150,7 @@ func TestDetectorErrors(t *testing.T) {
 			t.Errorf("Check(%+v) succeeded", doc)
 		}
 	}
-	for _, o := range []Options{{Pipeline: Pipeline{Threshold: 1.5}}, {Pipeline: Pipeline{Near: 9}}, {Pipeline: Pipeline{Near: NearExact}}, {Pipeline: Pipeline{MinHashK: 1 << 20}}, {NoMinHash: true}, {Pipeline: Pipeline{Near: NearSimHash}, NoSimHash: true}, {Pipeline: Pipeline{Near: NearBoth}, NoSimHash: true, NoMinHash: true}, {Pipeline: Pipeline{Keep: KeepPolicy{99}}}, {FilterRate: 2}, {MaxAge: -1}} {
+	for _, o := range []Options{{Pipeline: Pipeline{Threshold: 1.5}}, {Pipeline: Pipeline{Near: 9}}, {Pipeline: Pipeline{Near: NearExact}}, {Pipeline: Pipeline{MinHashK: 1 << 20}}, {NoMinHash: true}, {Pipeline: Pipeline{Near: NearSimHash}, NoSimHash: true}, {Pipeline: Pipeline{Near: NearBoth}, NoSimHash: true, NoMinHash: true}, {Pipeline: Pipeline{Keep: KeepPolicy{99}}}, {FilterRate: 2}, {MaxAge: -1}, {PrescreenRefresh: -1}} {
 		if _, err := NewDetector(o); err == nil {
 			t.Errorf("NewDetector(%+v) succeeded", o)
 		}

@@ -73,6 +73,12 @@ const (
 	// DefaultBandMemory is the default Options.BandMemory: 512 MiB, the band postings of
 	// about two million documents at the default Threshold (26 bands).
 	DefaultBandMemory = 512 << 20
+	// DefaultPrescreenRefresh is the default Options.PrescreenRefresh: a minute, the
+	// interval at which client/prescreen asks for a new snapshot by default, so a
+	// crawler's copy is at most about two minutes behind the cluster; a fill at a
+	// million documents takes seconds, so each replica spends a few percent of a minute
+	// scanning, however many crawlers ask.
+	DefaultPrescreenRefresh = time.Minute
 )
 
 // Pipeline is the fingerprinting configuration that a Detector (Options) and a batch
@@ -206,6 +212,13 @@ type Options struct {
 	// drops the copy, and asks the store from then on, skipping the bands a Bloom
 	// filter of band keys rules out. The verdicts are the same either way.
 	BandMemory int64
+	// PrescreenRefresh matters on a shared store only (see OpenDetector): how old the
+	// detector's pre-screen snapshot (Prescreen) may grow before it fills the next from
+	// the store, in the background; 0 means DefaultPrescreenRefresh (a minute). Another
+	// process's add shows in this detector's Prescreen within about PrescreenRefresh
+	// plus the time of a fill (a scan of the store's URL and main-text keys); its own
+	// adds show at once.
+	PrescreenRefresh time.Duration
 	// Now returns the current time; nil means time.Now. Tests set it.
 	Now func() time.Time
 }
@@ -253,6 +266,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BandMemory == 0 {
 		o.BandMemory = DefaultBandMemory
+	}
+	switch {
+	case o.PrescreenRefresh == 0:
+		o.PrescreenRefresh = DefaultPrescreenRefresh
+	case o.PrescreenRefresh < 0:
+		return o, fmt.Errorf("%w: PrescreenRefresh %v: use 0 for the default, or a positive duration", ErrOptions, o.PrescreenRefresh)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -38,7 +38,9 @@ func TestShared(t *testing.T) {
 		}
 		return ds
 	}
-	t.Run("Across", func(t *testing.T) { testSharedAcross(t, replicas(t, 2, Options{})) })
+	t.Run("Across", func(t *testing.T) {
+		testSharedAcross(t, replicas(t, 2, Options{PrescreenRefresh: 50 * time.Millisecond}))
+	})
 	t.Run("URLRace", func(t *testing.T) {
 		testRace(t, replicas(t, 2, Options{}), func(i, j int) Document {
 			return Document{ID: fmt.Sprintf("u%d-%d", i, j), URL: fmt.Sprintf("https://example.com/%d", i),
@@ -142,8 +144,14 @@ func testSharedAcross(t *testing.T, ds []*Detector) {
 	if !f.HasURL(x) || f.HasURL(w) {
 		t.Errorf("the pre-screen before %s was added: HasURL(%s) %v, HasURL(%s) %v; want true, false", w, x, f.HasURL(x), w, f.HasURL(w))
 	}
-	if f := a.Prescreen(); !f.HasURL(w) {
-		t.Errorf("the pre-screen of one replica lacks the URL the other just added")
+	if f := b.Prescreen(); !f.HasURL(w) {
+		t.Errorf("the pre-screen of a replica lacks the URL it just added")
+	}
+	// The other replica's snapshot shows it once refilled (PrescreenRefresh, 50ms here).
+	for deadline := time.Now().Add(10 * time.Second); !a.Prescreen().HasURL(w); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the pre-screen of one replica lacks the URL the other added 10s before")
+		}
 	}
 	check(b, Document{ID: "1", URL: "https://a.example/x", Text: "other text altogether, so the URL's content changed"}, Changed)
 	// 1, 2 (a URL duplicate, not stored), 3, 4 (removed), 5, and 1 replaced: 3

@@ -85,32 +85,50 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// screenBody is a pre-screen answer: a detector's key filter, encoded, of the
+// generation gen (neardup.Detector.PrescreenGen), and its ETag.
+type screenBody struct {
+	det  *neardup.Detector
+	gen  uint64
+	body []byte
+	etag string
+}
+
 // prescreen answers the key filter's snapshot. Its ETag is the xxhash of the snapshot,
-// so it changes whenever the filter does; each request costs a copy and a hash of the
-// filter (1.2 MB at the defaults).
+// so it changes whenever the filter does. The encoding and its hash are kept until the
+// detector's filter changes (PrescreenGen): on a shared store, where it changes at each
+// refill and each add of this replica, a request most often costs neither a copy nor
+// a hash of the filter (1.2 MB at the defaults); on a store the detector alone writes,
+// every add changes it.
 func (s *Server) prescreen(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.detector()
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := s.do(r.Context(), func(context.Context) error {
-		_, err := d.Prescreen().WriteTo(&buf)
-		return err
-	}); err != nil {
-		return err
+	sb := s.screen.Load()
+	if gen := d.PrescreenGen(); sb == nil || sb.det != d || sb.gen != gen {
+		// gen is read before the filter, so the filter is of gen or later: a body is
+		// never older than its generation says.
+		var buf bytes.Buffer
+		if err := s.do(r.Context(), func(context.Context) error {
+			_, err := d.Prescreen().WriteTo(&buf)
+			return err
+		}); err != nil {
+			return err
+		}
+		sb = &screenBody{det: d, gen: gen, body: buf.Bytes(), etag: fmt.Sprintf(`"%016x"`, xxhash.Sum64(buf.Bytes()))}
+		s.screen.Store(sb)
 	}
-	etag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(buf.Bytes()))
-	w.Header().Set("ETag", etag)
+	w.Header().Set("ETag", sb.etag)
 	w.Header().Set("Cache-Control", "no-cache")
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, sb.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(len(sb.body)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	w.Write(sb.body)
 	return nil
 }
 

@@ -56,6 +56,7 @@
 //     non-loopback listener (ErrNoTokens).
 //   - The web page has no script; a browser sends the token as the password of HTTP
 //     Basic authentication, which the server accepts as well as Bearer.
-//   - /v1/prescreen copies and hashes the whole filter on every request (about 1.2 MB
-//     at the defaults); clients should send If-None-Match.
+//   - /v1/prescreen copies and hashes the whole filter (about 1.2 MB at the defaults)
+//     each time it has changed since the last request, which on a store the service
+//     alone writes is after every add; clients should send If-None-Match.
 package server

@@ -145,6 +145,7 @@ type Server struct {
 	met     *metrics
 	started time.Time
 	counts  [int(neardup.Changed) + 1]atomic.Int64 // verdicts since start, by kind
+	screen  atomic.Pointer[screenBody]             // the last pre-screen answered
 
 	mu sync.Mutex
 	hs *http.Server

@@ -240,6 +240,15 @@ func checkPrescreenDelete(t *testing.T, ts *httptest.Server, url string) {
 	if _, _, h2 := call(t, ts, "GET", "/v1/prescreen", "", ""); h2.Get("ETag") != h.Get("ETag") {
 		t.Errorf("prescreen ETag changed from %s to %s with no key added", h.Get("ETag"), h2.Get("ETag"))
 	}
+	// An add changes the filter: the encoding kept for the last answer must not be
+	// answered again.
+	var v neardup.Verdict
+	code, body, _ = call(t, ts, "POST", "/v1/documents", "", docJSON("p6", "http://example.net/fresh", "a page of words that no other document of this test has"))
+	decodeOK(t, "add p6", code, body, &v)
+	code, body, h3 := call(t, ts, "GET", "/v1/prescreen", "", "")
+	if f, err := neardup.ReadKeyFilter(bytes.NewReader(body)); code != 200 || err != nil || !f.HasURL(v.URL) || h3.Get("ETag") == h.Get("ETag") {
+		t.Errorf("prescreen after an add: %d, %v, ETag %s (before %s): the add's URL %q missing or the ETag unchanged", code, err, h3.Get("ETag"), h.Get("ETag"), v.URL)
+	}
 }
 
 func TestRoutes(t *testing.T) {

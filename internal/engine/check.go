@@ -257,6 +257,7 @@ func (d *Engine) commitAdd(e *api.Entry, now time.Time, gen uint64, p plan) (v a
 		d.mu.Lock()
 		d.count += 1 - len(old)
 		d.mu.Unlock()
+		d.screenAdd(e.URL, e.Main)
 		v.Added = true
 		return v, true, nil
 	}

@@ -6,14 +6,14 @@
 // structs, and does not import the root package.
 //
 // An Engine is opened on a store with a Config (Open) and answers through a few methods:
-// Check (check, and add), Get, Near, Remove, Expire, Len, Prescreen, BandCopy,
-// BandPostings and Wait. Its files hold one concern each: the store's key namespaces
+// Check (check, and add), Get, Near, Remove, Expire, Len, Prescreen, PrescreenGen,
+// BandCopy, BandPostings and Wait. Its files hold one concern each: the store's key namespaces
 // and record format (record.go), the meta record (meta.go), the verdict and the add
 // (check.go), the reads a verdict stands on (gather.go), the merge of writes made during
 // an add's reads (merge.go), the band postings' accelerators and their move to the store
 // (bands.go, bandtable.go, bandfilter.go), the record cache (recordcache.go), the key
-// filter's refill (refill.go), and the reads and removals of the rest of the API
-// (query.go).
+// filter's refill (refill.go), a shared store's pre-screen snapshot (prescreen.go), and
+// the reads and removals of the rest of the API (query.go).
 //
 // The root package's Detector documentation describes what the engine promises
 // (verdicts, concurrency, durability); this package's comments say how.
@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup/api"
@@ -63,8 +64,11 @@ type Config struct {
 	MaxMatches int
 	Expected   int
 	FilterRate float64
-	BandMemory int64
-	Now        func() time.Time
+	// PrescreenRefresh is how old a shared engine's pre-screen snapshot may grow before
+	// the next fill starts (sharedScreen); it must be positive on a shared store.
+	PrescreenRefresh time.Duration
+	BandMemory       int64
+	Now              func() time.Time
 	// Prefer is the keep policy: whether a survives rather than b.
 	Prefer func(a, b api.Candidate) bool
 	// Verify takes a MinHash candidate's similarity from the two entries' sketches when
@@ -115,12 +119,12 @@ type Engine struct {
 	// when it finds near candidates by bands alone (Near minhash, or NoSimHash).
 	perms []hamming.Permutation
 
-	mu      sync.Mutex // serializes writers from their merge to Write
-	gen     uint64     // writes so far
-	changes []change   // the last writes, up to maxChanges
-	count   int        // documents stored
-	filter  *keyfilter.Filter
-	swept   time.Time // when expiry last ran
+	mu      sync.Mutex        // serializes writers from their merge to Write
+	gen     uint64            // writes so far
+	changes []change          // the last writes, up to maxChanges
+	count   int               // documents stored
+	filter  *keyfilter.Filter // the key filter; nil on a shared store, which keeps screen
+	swept   time.Time         // when expiry last ran
 	// refill holds the keys added while a larger key filter is filled from the store in
 	// the background (nil when none is); refillFailed is when the last failed fill
 	// ended, and the next waits moveRetry. Both change under mu.
@@ -128,6 +132,8 @@ type Engine struct {
 	refillFailed time.Time
 	refills      sync.WaitGroup // the background fills
 	refillHook   func()         // if set, a fill calls it at each key it reads; tests hold it there
+	screen       sharedScreen   // a shared engine's pre-screen
+	screenGen    atomic.Uint64  // bumped at each change of the pre-screen (PrescreenGen)
 }
 
 // Open returns an Engine over the documents in s with the config (see
@@ -229,7 +235,11 @@ func (d *Engine) openShared() (*Engine, error) {
 		}
 		d.bandsStored = true
 	}
-	d.filter = keyfilter.New(max(d.cfg.Expected, 1), d.cfg.FilterRate)
+	// The first pre-screen snapshot is filled in the background: the replica is ready
+	// meanwhile, and only a pre-screen request that comes before it is done waits.
+	d.screen.mu.Lock()
+	d.startFill()
+	d.screen.mu.Unlock()
 	return d, nil
 }
 

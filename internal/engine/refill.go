@@ -18,17 +18,14 @@ type filterKeys struct {
 // is not a URL or exact duplicate without asking. It costs a copy of the filter (1.2 MB
 // for a million keys at 1%).
 //
-// On a shared store (see openShared) the engine keeps no filter, as other processes
-// add keys it never sees: Prescreen fills one from the store each call, a scan of every
-// URL and main-text key, seconds a million documents. If the scan fails, it returns a
-// filter that holds every key, which costs clients lookups, never a missed duplicate.
+// On a shared store (see openShared) it is a snapshot (sharedScreen): the last fill from
+// the store, refilled in the background every Config.PrescreenRefresh, with this
+// engine's adds since. Only the first call, before any fill is done, waits for one; if
+// none succeeded, it returns a filter that holds every key, which costs clients
+// lookups, never a missed duplicate.
 func (d *Engine) Prescreen() *keyfilter.Filter {
 	if d.shared {
-		f, err := d.fillFilter(d.cfg.Expected)
-		if err != nil {
-			return keyfilter.Full(d.cfg.FilterRate)
-		}
-		return f
+		return d.sharedPrescreen()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -47,6 +44,7 @@ func (d *Engine) addKeys(url string, main api.Hash) {
 		d.filter.AddURL(url)
 	}
 	d.filter.AddExact(main)
+	d.screenGen.Add(1)
 	if d.refill != nil {
 		if url != "" {
 			d.refill.urls = append(d.refill.urls, url)
@@ -90,6 +88,7 @@ func (d *Engine) startRefill(n int) {
 			f.AddExact(h)
 		}
 		d.filter = f
+		d.screenGen.Add(1)
 		// The keys added during the fill may have filled the new filter already; the
 		// next add would start the next fill, but there may be no next add.
 		d.growFilter()

@@ -95,6 +95,7 @@ func benchShared(b *testing.B, clients int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	d.Prescreen() // waits for the pre-screen's first fill, which a detector starts as it opens
 	mem0, cpu0, rcpu0, stats0 := usedMemory(b, db), usedCPU(b, db, false), usedCPU(b, db, true), commandStats(b, db)
 	net0 := nodeInfo(b, db, false)
 	start, cmds, recs, later := rt.n.Load(), rt.cmds.Load(), rt.recs.Load(), rt.later.Load()

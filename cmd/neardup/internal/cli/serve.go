@@ -92,6 +92,7 @@ type serveCmd struct {
 	keep            string
 	noExtract       bool
 	noVerify        bool
+	refresh         time.Duration // --prescreen-refresh
 	text            textFlags
 	redis           redisFlags
 }
@@ -133,6 +134,7 @@ func (c *serveCmd) define(fs *flag.FlagSet) {
 	fs.StringVar(&c.keep, "keep", neardup.DefaultKeepPolicy.String(), "keep `POLICY`: comma-separated rules among priority, first, last, longest,\nshortest, id, tried in order (default "+neardup.DefaultKeepPolicy.String()+")")
 	fs.BoolVar(&c.noExtract, "no-extract", false, "use the whole page's visible text instead of its main content (default false)")
 	fs.BoolVar(&c.noVerify, "no-verify", false, "decide MinHash near-duplicates by the signatures' estimate, without keeping each page's\nshingle sketch to verify them (about 4 bytes a distinct shingle, at most 4KiB a page)\n(default false: verify)")
+	fs.DurationVar(&c.refresh, "prescreen-refresh", neardup.DefaultPrescreenRefresh, "with --redis: refill the pre-screen (GET /v1/prescreen) from the cluster, in the\nbackground, once it is older than `D`; another replica's add shows in it within D and a\nscan of the cluster's URL and main-text keys (default 1m0s)")
 	c.text.define(fs)
 	c.redis.define(fs)
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += "\n(env " + envName(f.Name) + ")" })
@@ -485,8 +487,8 @@ func (c *serveCmd) config() (serveConfig, error) {
 		return cfg, usagef("--max-conns, --body-memory: use 0 (the default) or more")
 	case c.maxBytes < 1:
 		return cfg, usagef("--max-bytes %d: use 1 or more", c.maxBytes)
-	case c.timeout <= 0 || c.shutdownTimeout <= 0:
-		return cfg, usagef("--timeout and --shutdown-timeout must be positive")
+	case c.timeout <= 0 || c.shutdownTimeout <= 0 || c.refresh <= 0:
+		return cfg, usagef("--timeout, --shutdown-timeout and --prescreen-refresh must be positive")
 	case c.data == "":
 		return cfg, usagef("--data: give the directory of the index")
 	}
@@ -499,7 +501,7 @@ func (c *serveCmd) config() (serveConfig, error) {
 	}
 	cfg.opt = neardup.Options{Pipeline: neardup.Pipeline{Near: near, Distance: distanceOption(c.distance), Threshold: c.threshold,
 		Keep: keep, NoExtract: c.noExtract, Shingle: c.text.options(shingle.Uniform), Extract: extract.Options{MaxBytes: c.maxBytes}},
-		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory), NoVerify: c.noVerify}
+		MaxAge: c.maxAge, BandMemory: int64(c.bandMemory), NoVerify: c.noVerify, PrescreenRefresh: c.refresh}
 	if c.bandMemory == 0 {
 		cfg.opt.BandMemory = -1 // the flag's 0 is no copy; the option's is the default
 	}

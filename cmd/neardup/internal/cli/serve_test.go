@@ -228,6 +228,40 @@ func TestServeSizes(t *testing.T) {
 	}
 }
 
+// TestServePrescreenRefresh reads --prescreen-refresh, from the flag and the
+// environment, into the detector's options, and refuses one that is not positive.
+func TestServePrescreenRefresh(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+	}{
+		{nil, nil, neardup.DefaultPrescreenRefresh},
+		{[]string{"--prescreen-refresh", "5s"}, nil, 5 * time.Second},
+		{nil, map[string]string{"NEARDUP_PRESCREEN_REFRESH": "2m"}, 2 * time.Minute},
+		{[]string{"--prescreen-refresh", "0s"}, nil, 0},
+	} {
+		c := &serveCmd{}
+		fs := newFlagSet(serveCommand, c)
+		if _, err := parseArgs(fs, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.applyEnv(func(k string) string { return tc.env[k] }); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := c.config()
+		if tc.want == 0 {
+			if err == nil || !strings.Contains(err.Error(), "--prescreen-refresh") {
+				t.Errorf("%q: %v, want an error naming --prescreen-refresh", tc.args, err)
+			}
+			continue
+		}
+		if err != nil || cfg.opt.PrescreenRefresh != tc.want {
+			t.Errorf("%q %v: PrescreenRefresh %v (%v), want %v", tc.args, tc.env, cfg.opt.PrescreenRefresh, err, tc.want)
+		}
+	}
+}
+
 // TestLogBandMoves checks the log lines of a move of the band postings to the store: a
 // detector whose band copy is the smallest there is outgrows it after a few hundred
 // documents.
