@@ -89,12 +89,7 @@ func (d *Engine) startFill() {
 			sc.failed = d.cfg.Now()
 			return
 		}
-		for _, u := range keys.urls {
-			f.AddURL(u)
-		}
-		for _, h := range keys.exact {
-			f.AddExact(h)
-		}
+		keys.addTo(f)
 		sc.filter, sc.began = f, began
 		d.screenGen.Add(1)
 	}()
@@ -120,17 +115,11 @@ func (d *Engine) screenAdd(url string, main api.Hash) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if sc.filter != nil {
-		if url != "" {
-			sc.filter.AddURL(url)
-		}
-		sc.filter.AddExact(main)
+		addKey(sc.filter, url, main)
 		d.screenGen.Add(1)
 	}
 	if sc.filling != nil {
-		if url != "" {
-			sc.filling.urls = append(sc.filling.urls, url)
-		}
-		sc.filling.exact = append(sc.filling.exact, main)
+		sc.filling.add(url, main)
 	}
 }
 

@@ -13,6 +13,32 @@ type filterKeys struct {
 	exact []api.Hash
 }
 
+// add records a stored document's keys (url may be empty).
+func (k *filterKeys) add(url string, main api.Hash) {
+	if url != "" {
+		k.urls = append(k.urls, url)
+	}
+	k.exact = append(k.exact, main)
+}
+
+// addTo adds the keys to f.
+func (k *filterKeys) addTo(f *keyfilter.Filter) {
+	for _, u := range k.urls {
+		f.AddURL(u)
+	}
+	for _, h := range k.exact {
+		f.AddExact(h)
+	}
+}
+
+// addKey adds a stored document's keys to f (url may be empty).
+func addKey(f *keyfilter.Filter, url string, main api.Hash) {
+	if url != "" {
+		f.AddURL(url)
+	}
+	f.AddExact(main)
+}
+
 // Prescreen returns a copy of the key filter of every stored canonical URL and main-text
 // hash (neardup.KeyFilter): a client that finds neither of a page's keys in it knows the page
 // is not a URL or exact duplicate without asking. It costs a copy of the filter (1.2 MB
@@ -40,16 +66,10 @@ func (d *Engine) Prescreen() *keyfilter.Filter {
 // false-positive rate (which costs lookups, never a missed key), and so does d.refill,
 // for the new filter.
 func (d *Engine) addKeys(url string, main api.Hash) {
-	if url != "" {
-		d.filter.AddURL(url)
-	}
-	d.filter.AddExact(main)
+	addKey(d.filter, url, main)
 	d.screenGen.Add(1)
 	if d.refill != nil {
-		if url != "" {
-			d.refill.urls = append(d.refill.urls, url)
-		}
-		d.refill.exact = append(d.refill.exact, main)
+		d.refill.add(url, main)
 		return
 	}
 	d.growFilter()
@@ -81,12 +101,7 @@ func (d *Engine) startRefill(n int) {
 			d.refillFailed = time.Now()
 			return
 		}
-		for _, u := range keys.urls {
-			f.AddURL(u)
-		}
-		for _, h := range keys.exact {
-			f.AddExact(h)
-		}
+		keys.addTo(f)
 		d.filter = f
 		d.screenGen.Add(1)
 		// The keys added during the fill may have filled the new filter already; the

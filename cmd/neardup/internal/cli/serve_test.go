@@ -213,15 +213,7 @@ func TestServeSizes(t *testing.T) {
 		{[]string{"--cache-size", "2GiB", "--band-memory", "0"}, nil, 2 << 30, -1},
 		{nil, map[string]string{"NEARDUP_CACHE_SIZE": "1048576", "NEARDUP_BAND_MEMORY": "1.5GiB"}, 1 << 20, 3 << 29},
 	} {
-		c := &serveCmd{}
-		fs := newFlagSet(serveCommand, c)
-		if _, err := parseArgs(fs, tc.args); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.applyEnv(func(k string) string { return tc.env[k] }); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := c.config()
+		cfg, err := parseServe(t, tc.args, tc.env)
 		if err != nil || cfg.cacheSize != tc.cache || cfg.opt.BandMemory != tc.mem {
 			t.Errorf("%q %v: cache %d, band memory %d (%v); want %d, %d", tc.args, tc.env, cfg.cacheSize, cfg.opt.BandMemory, err, tc.cache, tc.mem)
 		}
@@ -241,15 +233,7 @@ func TestServePrescreenRefresh(t *testing.T) {
 		{nil, map[string]string{"NEARDUP_PRESCREEN_REFRESH": "2m"}, 2 * time.Minute},
 		{[]string{"--prescreen-refresh", "0s"}, nil, 0},
 	} {
-		c := &serveCmd{}
-		fs := newFlagSet(serveCommand, c)
-		if _, err := parseArgs(fs, tc.args); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.applyEnv(func(k string) string { return tc.env[k] }); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := c.config()
+		cfg, err := parseServe(t, tc.args, tc.env)
 		if tc.want == 0 {
 			if err == nil || !strings.Contains(err.Error(), "--prescreen-refresh") {
 				t.Errorf("%q: %v, want an error naming --prescreen-refresh", tc.args, err)
@@ -260,6 +244,20 @@ func TestServePrescreenRefresh(t *testing.T) {
 			t.Errorf("%q %v: PrescreenRefresh %v (%v), want %v", tc.args, tc.env, cfg.opt.PrescreenRefresh, err, tc.want)
 		}
 	}
+}
+
+// parseServe returns serve's configuration from the arguments and the environment.
+func parseServe(t *testing.T, args []string, env map[string]string) (serveConfig, error) {
+	t.Helper()
+	c := &serveCmd{}
+	fs := newFlagSet(serveCommand, c)
+	if _, err := parseArgs(fs, args); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.applyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	return c.config()
 }
 
 // TestLogBandMoves checks the log lines of a move of the band postings to the store: a
