@@ -75,6 +75,11 @@ type DB struct {
 	gate   *gate.Gate
 
 	buckets int // Options.Buckets as the store has it
+	// scans is the context of Records and Postings, cancelled by Close: a scan reads
+	// every bucket of its kind, seconds at a million documents, and Close waits for the
+	// calls under way, so that one stops at its next pipeline instead.
+	scans     context.Context
+	stopScans context.CancelFunc
 	// short has a bit for each namespace this process has added to {meta}:short.
 	short [1 << 16 / 64]atomic.Uint64
 	// ordered are the namespaces kept in order (Order), replaced whole on a change.
@@ -167,6 +172,7 @@ func Open(opt Options) (*DB, error) {
 		return nil, fmt.Errorf("redisstore: connect to %v: %w", opt.Addrs, err)
 	}
 	db := &DB{c: c, prefix: opt.Prefix, opt: opt, gate: gate.New(), committed: map[string]bool{}, counts: map[store.Namespace]int64{}}
+	db.scans, db.stopScans = context.WithCancel(context.Background())
 	if err := db.readBuckets(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -315,8 +321,11 @@ func (db *DB) reloadOn(err error) error {
 	return err
 }
 
-// Close waits for the calls in progress and closes the connections.
+// Close waits for the calls in progress and closes the connections. A scan under way
+// (Records, Postings) stops at its next pipeline and returns an error wrapping
+// store.ErrClosed rather than hold Close for the rest of the store.
 func (db *DB) Close() error {
+	db.stopScans()
 	if !db.gate.Close() {
 		return store.ErrClosed
 	}

@@ -90,6 +90,7 @@ func TestCluster(t *testing.T) {
 		defer b.Close()
 		testShortScan(t, a, b)
 	})
+	t.Run("CloseStopsScan", func(t *testing.T) { testCloseStopsScan(t, open(t, Options{})) })
 	t.Run("CoalescedPrepares", func(t *testing.T) { testCoalescedPrepares(t, open(t, Options{})) })
 	t.Run("CoalescedReads", func(t *testing.T) { testCoalescedReads(t, open(t, Options{})) })
 	t.Run("CoalescedRace", func(t *testing.T) { testCoalescedRace(t, open(t, Options{})) })

@@ -86,12 +86,13 @@ func (db *DB) bucketFields(ctx context.Context, keys []string, fn func(bucket in
 // Records scans every master for record buckets, reads them, and calls fn in id
 // order. It holds every record in memory meanwhile: a tool for small stores and tests,
 // not for a replica's startup, which reads nothing in full.
-func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
+func (db *DB) Records(fn func(id uint64, rec []byte) bool) (err error) {
 	if !db.gate.Enter() {
 		return store.ErrClosed
 	}
 	defer db.gate.Leave()
-	ctx := context.Background()
+	defer db.stoppedScan(&err)
+	ctx := db.scans
 	keys, err := db.bucketKeys(ctx, ":{r*}", func(kind byte, _ store.Namespace) bool { return kind == kindRecord })
 	if err != nil {
 		return err
@@ -126,12 +127,13 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) error {
 
 // Postings scans every master for the buckets of ns, reads them, and calls fn in the
 // order of store.Store.Postings. Like Records, it holds them all in memory meanwhile.
-func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) error {
+func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) (err error) {
 	if !db.gate.Enter() {
 		return store.ErrClosed
 	}
 	defer db.gate.Leave()
-	ctx := context.Background()
+	defer db.stoppedScan(&err)
+	ctx := db.scans
 	if db.isOrdered(ns) {
 		return db.orderedPostings(ctx, ns, fn)
 	}
@@ -178,6 +180,13 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 		}
 	}
 	return nil
+}
+
+// stoppedScan makes the error of a scan that Close stopped store.ErrClosed.
+func (db *DB) stoppedScan(err *error) {
+	if *err != nil && db.scans.Err() != nil {
+		*err = fmt.Errorf("%w: a scan stopped by Close (%w)", store.ErrClosed, *err)
+	}
 }
 
 // markShort adds to {meta}:short the namespaces of b's added postings that go in the

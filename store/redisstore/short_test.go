@@ -2,11 +2,13 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -70,6 +72,55 @@ func (h *sharedReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 			if a := c.Args(); len(a) > 1 && strings.Contains(c.Name(), "hgetall") && strings.Contains(a[1].(string), ":{s") {
 				h.n.Add(1)
 			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// testCloseStopsScan checks that Close stops a scan under way rather than wait for the
+// rest of the store: the scan's first read of buckets is held until its context ends,
+// which only Close's cancelling can do.
+func testCloseStopsScan(t *testing.T, db *DB) {
+	var w store.Batch
+	w.Add(10, []byte("https://example.com/a/long/url"), 1)
+	if err := db.Apply(&w); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan struct{})
+	db.c.AddHook(holdReads{held})
+	scanned := make(chan error, 1)
+	go func() { scanned <- db.Postings(10, func([]byte, uint64) bool { return true }) }()
+	<-held
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-scanned:
+		if !errors.Is(err, store.ErrClosed) {
+			t.Errorf("a scan stopped by Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not stop the scan under way")
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// holdReads holds each pipeline of HGETALLs until its context ends, once it has said so
+// on held.
+type holdReads struct{ held chan struct{} }
+
+func (h holdReads) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h holdReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h holdReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if len(cmds) > 0 && cmds[0].Name() == "hgetall" {
+			close(h.held)
+			<-ctx.Done()
+			for _, c := range cmds { // as go-redis does when a pipeline fails
+				c.SetErr(ctx.Err())
+			}
+			return ctx.Err()
 		}
 		return next(ctx, cmds)
 	}
