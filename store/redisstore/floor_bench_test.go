@@ -34,15 +34,11 @@ import (
 // It reports the masters', the replicas' and this process's CPU an add (or query).
 func BenchmarkFloor(b *testing.B) {
 	c := redistest.Start(b)
-	for _, v := range []struct {
-		name          string
-		script        *script
-		fields, group int
-	}{
-		{"write", nil, 50, 1},
-		{"script-write", floorWriteScript, 50, 8},
-		{"script-read-write", floorReadWriteScript, 50, 8},
-		{"script-read", floorReadScript, 46, 8}, // over buckets filled first as the writes fill theirs
+	for _, v := range []floorVariant{
+		{"write", nil, 50, 1, false},
+		{"script-write", floorWriteScript, 50, 8, false},
+		{"script-read-write", floorReadWriteScript, 50, 8, false},
+		{"script-read", floorReadScript, 46, 8, true},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			db, err := Open(Options{Addrs: c.Addrs, Prefix: "floor" + v.name, Buckets: 64})
@@ -54,15 +50,25 @@ func BenchmarkFloor(b *testing.B) {
 			for buckets < b.N {
 				buckets *= 2
 			}
-			floorRun(b, db, buckets, v.script, v.fields, v.group)
+			floorRun(b, db, buckets, v)
 		})
 	}
 }
 
-// floorRun runs b.N ops of fields postings each from 32 goroutines, group ops to a
-// call, and reports the CPU each op took.
-func floorRun(b *testing.B, db *DB, buckets int, s *script, fields, group int) {
+// floorVariant is one of BenchmarkFloor's loads: script run on each op's postings (nil
+// for plain pipelined HSETs), fields postings an op, group ops a call, and whether the
+// buckets are filled first (untimed) as the writes fill theirs, for a load that reads.
+type floorVariant struct {
+	name          string
+	script        *script
+	fields, group int
+	fill          bool
+}
+
+// floorRun runs b.N ops of v from 32 goroutines and reports the CPU each op took.
+func floorRun(b *testing.B, db *DB, buckets int, v floorVariant) {
 	ctx := context.Background()
+	fields := v.fields
 	prefix := db.opt.Prefix + ":{s"
 	var next atomic.Int64
 	op := func(r *rand.Rand, ops int, s *script) error {
@@ -102,7 +108,7 @@ func floorRun(b *testing.B, db *DB, buckets int, s *script, fields, group int) {
 		}
 		return err
 	}
-	if s == floorReadScript {
+	if v.fill {
 		r := rand.New(rand.NewPCG(0, 3))
 		for i := 0; i < b.N; i += 8 {
 			if err := op(r, 8, floorWriteScript); err != nil {
@@ -119,13 +125,13 @@ func floorRun(b *testing.B, db *DB, buckets int, s *script, fields, group int) {
 		r := rand.New(rand.NewPCG(seed.Add(1), 3))
 		for {
 			n := 0
-			for n < group && pb.Next() {
+			for n < v.group && pb.Next() {
 				n++
 			}
 			if n == 0 {
 				return
 			}
-			if err := op(r, n, s); err != nil {
+			if err := op(r, n, v.script); err != nil {
 				b.Error(err)
 				return
 			}

@@ -195,25 +195,31 @@ func (db *DB) stoppedScan(err *error) {
 // table keys), so that the pre-screen's scan of URLs and main-text hashes reads their
 // buckets alone. Each namespace costs a process one SADD, the first time it writes one.
 func (db *DB) markShort(ctx context.Context, b *store.Batch) error {
-	var nss []any
+	var nss []store.Namespace
 	for o := range b.All() {
-		w, bit := &db.short[o.Namespace/64], uint64(1)<<(o.Namespace%64)
-		if o.Kind == store.OpAdd && len(o.Data) <= shortKey && w.Load()&bit == 0 && !db.isOrdered(o.Namespace) &&
-			!slices.Contains(nss, any(int(o.Namespace))) {
-			nss = append(nss, int(o.Namespace))
+		if o.Kind == store.OpAdd && len(o.Data) <= shortKey && !db.markedShort(o.Namespace) &&
+			!db.isOrdered(o.Namespace) && !slices.Contains(nss, o.Namespace) {
+			nss = append(nss, o.Namespace)
 		}
 	}
 	if len(nss) == 0 {
 		return nil
 	}
-	if err := db.c.SAdd(ctx, db.shortMetaKey(), nss...).Err(); err != nil {
+	args := make([]any, len(nss))
+	for i, ns := range nss {
+		args[i] = int(ns)
+	}
+	if err := db.c.SAdd(ctx, db.shortMetaKey(), args...).Err(); err != nil {
 		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), db.reloadOn(err))
 	}
 	for _, ns := range nss {
-		db.short[ns.(int)/64].Or(uint64(1) << (ns.(int) % 64))
+		db.short[ns/64].Or(1 << (ns % 64))
 	}
 	return nil
 }
+
+// markedShort reports whether this process has added ns to {meta}:short.
+func (db *DB) markedShort(ns store.Namespace) bool { return db.short[ns/64].Load()&(1<<(ns%64)) != 0 }
 
 // addCount adds n to the change of namespace ns's count that this process committed
 // and has not yet added to its count key: the next transaction's prepare pipeline
