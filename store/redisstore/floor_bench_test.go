@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/procstat"
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/minhash"
 )
 
 // BenchmarkFloor is what the least a shared index can do per add costs Redis, as a
@@ -167,3 +170,68 @@ for i = 1, #ARGV, 3 do out[#out + 1] = redis.call('HGET', ARGV[i], ARGV[i + 1]) 
 return out
 `)
 )
+
+// BenchmarkFloorMemory is the least memory a stored document's record can take, as a
+// bound on any encoding of it: BenchmarkShared's documents fingerprinted by a verifying
+// detector (no Redis), with the bytes of each part of the record's binary form
+// (api.Entry) an op, and the information bound of its sketch (setBits). Variants: the
+// default, a smaller sketch (Options.SketchCap 128, a bottom-k estimate) and none
+// (Options.NoVerify).
+func BenchmarkFloorMemory(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		opt  neardup.Options
+	}{
+		{"default", neardup.Options{}},
+		{"sketch-128", neardup.Options{SketchCap: 128}},
+		{"no-verify", neardup.Options{NoVerify: true}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			d, err := neardup.NewDetector(v.opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f := d.Fingerprinter()
+			var record, sketch, bound, signature, hashes float64
+			var buf []byte
+			for i := range b.N {
+				doc := benchDoc(int64(i + 1))
+				fp, err := f.Fingerprint(doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e := neardup.Entry{ID: doc.ID, Fingerprints: fp}
+				if buf, err = e.AppendBinary(buf[:0]); err != nil {
+					b.Fatal(err)
+				}
+				record += float64(len(buf))
+				if !fp.Sketch.Empty() {
+					s, _ := fp.Sketch.AppendBinary(nil)
+					sketch += float64(len(s))
+					bound += setBits(fp.Sketch) / 8
+				}
+				signature += float64(4 * len(fp.MinHash))
+				hashes += float64(len(fp.Raw) + len(fp.Text) + len(fp.Main) + 8)
+			}
+			n := float64(b.N)
+			b.ReportMetric(record/n, "record-B/doc")
+			b.ReportMetric(sketch/n, "sketch-B/doc")
+			b.ReportMetric(bound/n, "sketch-bound-B/doc")
+			b.ReportMetric(signature/n, "signature-B/doc")
+			b.ReportMetric(hashes/n, "hashes-B/doc")
+		})
+	}
+}
+
+// setBits returns the least bits any encoding of s takes on average: log2 C(u, n) for
+// its n distinct hashes out of the u values they may take, 2^32, or for a sampled
+// sketch, whose hashes are the smallest, those up to its largest (a bound a little
+// low: that largest is not free).
+func setBits(s minhash.Sketch) float64 {
+	n, u := len(s.Hashes), math.Exp2(32)
+	if s.Sampled {
+		u = float64(s.Hashes[n-1]) + 1
+	}
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	return (lg(u+1) - lg(float64(n)+1) - lg(u-float64(n)+1)) / math.Ln2
+}
