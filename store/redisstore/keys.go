@@ -62,19 +62,31 @@ func (db *DB) postingBucket(ns store.Namespace, key []byte) (string, string) {
 	var hb, kb [64]byte
 	h := binary.BigEndian.AppendUint16(hb[:0], uint16(ns))
 	sum := xxhash.Sum64(append(h, key...))
-	k := append(kb[:0], db.prefix...)
 	switch {
 	case db.isOrdered(ns):
 		return db.orderedBucket(ns, bucketOf(sum, orderedShards)), string(key)
 	case len(key) <= shortKey:
-		k = strconv.AppendUint(append(k, ":{s"...), bucketOf(sum, db.buckets), 10)
 		f := binary.AppendUvarint(hb[:0], uint64(ns))
-		return string(append(k, '}')), string(append(f, key...))
+		return string(db.appendSharedBucket(kb[:0], bucketOf(sum, db.buckets))), string(append(f, key...))
 	}
-	k = strconv.AppendUint(append(k, ":{p"...), uint64(ns), 10)
-	k = strconv.AppendUint(append(k, '.'), bucketOf(sum, max(db.buckets/longKeyBuckets, 1)), 10)
-	return string(append(k, '}')), string(key)
+	return string(db.appendLongBucket(kb[:0], ns, bucketOf(sum, db.longBuckets()))), string(key)
 }
+
+// appendSharedBucket appends the key of shared posting bucket b to k.
+func (db *DB) appendSharedBucket(k []byte, b uint64) []byte {
+	k = strconv.AppendUint(append(append(k, db.prefix...), ":{s"...), b, 10)
+	return append(k, '}')
+}
+
+// appendLongBucket appends the key of bucket b of namespace ns's long keys to k.
+func (db *DB) appendLongBucket(k []byte, ns store.Namespace, b uint64) []byte {
+	k = strconv.AppendUint(append(append(k, db.prefix...), ":{p"...), uint64(ns), 10)
+	k = strconv.AppendUint(append(k, '.'), b, 10)
+	return append(k, '}')
+}
+
+// longBuckets is the number of buckets of each namespace's long keys.
+func (db *DB) longBuckets() int { return max(db.buckets/longKeyBuckets, 1) }
 
 // sharedField splits a field of a shared bucket into its namespace and key.
 func sharedField(f string) (store.Namespace, string, bool) {

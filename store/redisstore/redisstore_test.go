@@ -38,6 +38,10 @@ func TestCluster(t *testing.T) {
 	t.Run("Conformance", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{}) })
 	})
+	t.Run("OneBucket", func(t *testing.T) { // Postings reads its buckets by name (listBuckets)
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, Options{Buckets: 1}) })
+	})
+	t.Run("ListBuckets", func(t *testing.T) { testListBuckets(t, open(t, Options{Buckets: 16})) })
 	t.Run("Ordered", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) store.Store {
 			db := open(t, Options{})

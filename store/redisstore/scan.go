@@ -33,6 +33,24 @@ func (db *DB) bucketKeys(ctx context.Context, pattern string, keep func(kind byt
 	return out, nil
 }
 
+// listBuckets returns the n buckets named by name, or when the cluster holds fewer
+// than 4n keys (size), those bucketKeys finds with pattern and keep: a bucket read by
+// name costs a command whether it exists or not, and a SCAN looks at every key of the
+// cluster, some two million at a million documents.
+func (db *DB) listBuckets(ctx context.Context, size int64, n int, name func(k []byte, b uint64) []byte,
+	pattern string, keep func(kind byte, ns store.Namespace) bool) ([]string, error) {
+	if size < 4*int64(n) {
+		return db.bucketKeys(ctx, pattern, keep)
+	}
+	keys := make([]string, n)
+	var buf []byte
+	for b := range keys {
+		buf = name(buf[:0], uint64(b))
+		keys[b] = string(buf)
+	}
+	return keys, nil
+}
+
 // scan returns every key of the store matching pattern (after the prefix), from every
 // master.
 func (db *DB) scan(ctx context.Context, pattern string) ([]string, error) {
@@ -125,8 +143,9 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) (err error) {
 	return nil
 }
 
-// Postings scans every master for the buckets of ns, reads them, and calls fn in the
-// order of store.Store.Postings. Like Records, it holds them all in memory meanwhile.
+// Postings reads the buckets of ns (listBuckets), and the shared ones when ns has had a
+// short key, and calls fn in the order of store.Store.Postings. Like Records, it holds
+// them all in memory meanwhile.
 func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) (err error) {
 	if !db.gate.Enter() {
 		return store.ErrClosed
@@ -137,7 +156,12 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	if db.isOrdered(ns) {
 		return db.orderedPostings(ctx, ns, fn)
 	}
-	long, err := db.bucketKeys(ctx, ":{p"+strconv.Itoa(int(ns))+".*}", func(kind byte, kns store.Namespace) bool { return kind == kindPosting && kns == ns })
+	size, err := db.c.DBSize(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("redisstore: dbsize: %w", err)
+	}
+	long, err := db.listBuckets(ctx, size, db.longBuckets(), func(k []byte, b uint64) []byte { return db.appendLongBucket(k, ns, b) },
+		":{p"+strconv.Itoa(int(ns))+".*}", func(kind byte, kns store.Namespace) bool { return kind == kindPosting && kns == ns })
 	if err != nil {
 		return err
 	}
@@ -145,7 +169,8 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 	if has, err := db.c.SIsMember(ctx, db.shortMetaKey(), int(ns)).Result(); err != nil {
 		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), err)
 	} else if has {
-		short, err = db.bucketKeys(ctx, ":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
+		short, err = db.listBuckets(ctx, size, db.buckets, db.appendSharedBucket,
+			":{s*}", func(kind byte, _ store.Namespace) bool { return kind == kindShared })
 		if err != nil {
 			return err
 		}

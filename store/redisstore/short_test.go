@@ -77,6 +77,47 @@ func (h *sharedReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 	}
 }
 
+// testListBuckets checks that the buckets listBuckets names are those postings go to:
+// every bucket a SCAN finds after some writes is among them.
+func testListBuckets(t *testing.T, db *DB) {
+	var w store.Batch
+	for i := range 200 {
+		w.Add(store.Namespace(i%3), []byte(fmt.Sprint("https://example.com/", i)), uint64(i+1))
+		w.Add(store.Namespace(i%3), []byte(fmt.Sprint(i)), uint64(i+1))
+	}
+	if err := db.Apply(&w); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		n       int
+		name    func(k []byte, b uint64) []byte
+		pattern string
+		kind    byte
+	}{
+		{db.longBuckets(), func(k []byte, b uint64) []byte { return db.appendLongBucket(k, 1, b) }, ":{p1.*}", kindPosting},
+		{db.buckets, db.appendSharedBucket, ":{s*}", kindShared},
+	} {
+		keep := func(kind byte, ns store.Namespace) bool { return kind == c.kind && (kind == kindShared || ns == 1) }
+		found, err := db.listBuckets(ctx, 0, c.n, c.name, c.pattern, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named, err := db.listBuckets(ctx, 4*int64(c.n), c.n, c.name, c.pattern, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) == 0 || len(named) != c.n {
+			t.Fatalf("%s: SCAN found %d buckets, listBuckets named %d of %d", c.pattern, len(found), len(named), c.n)
+		}
+		for _, k := range found {
+			if !slices.Contains(named, k) {
+				t.Errorf("%s: bucket %q is not among those named %q", c.pattern, k, named)
+			}
+		}
+	}
+}
+
 // testCloseStopsScan checks that Close stops a scan under way rather than wait for the
 // rest of the store: the scan's first read of buckets is held until its context ends,
 // which only Close's cancelling can do.
