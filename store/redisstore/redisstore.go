@@ -85,8 +85,9 @@ type DB struct {
 	// ordered are the namespaces kept in order (Order), replaced whole on a change.
 	ordered atomic.Pointer[map[store.Namespace]bool]
 
-	ids   idBlock    // NextID's
-	later laterQueue // the committed transactions whose resolves wait
+	health health     // Health's
+	ids    idBlock    // NextID's
+	later  laterQueue // the committed transactions whose resolves wait
 	// reads, preps and commits coalesce the calls of concurrent readers and
 	// transactions, phase by phase (coalesce.go).
 	reads   coalescer[*readReq]
@@ -271,7 +272,8 @@ func (db *DB) isOrdered(ns store.Namespace) bool {
 
 // CheckConfig reads the settings of every master that the store's durability depends on
 // and returns a warning for each that falls short: appendonly must be yes (or a crash
-// loses everything since the last snapshot), appendfsync always or everysec, and
+// loses everything since the last snapshot), appendfsync always or everysec,
+// maxmemory-policy noeviction (an eviction drops postings and records), and
 // cluster-node-timeout at most 15 s (failover takes that long, and writes to the dead
 // master's slots fail meanwhile).
 func (db *DB) CheckConfig(ctx context.Context) ([]string, error) {
@@ -279,7 +281,7 @@ func (db *DB) CheckConfig(ctx context.Context) ([]string, error) {
 	var warn []string
 	err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 		got := map[string]string{}
-		for _, k := range []string{"appendonly", "appendfsync", "cluster-node-timeout", "hash-max-listpack-entries"} {
+		for _, k := range []string{"appendonly", "appendfsync", "cluster-node-timeout", "hash-max-listpack-entries", "maxmemory-policy"} {
 			m, err := n.ConfigGet(ctx, k).Result()
 			if err != nil {
 				return err
@@ -294,6 +296,9 @@ func (db *DB) CheckConfig(ctx context.Context) ([]string, error) {
 		}
 		if got["appendfsync"] == "no" {
 			warn = append(warn, fmt.Sprintf("redis %s: appendfsync is no: the OS decides when writes reach disk; set appendfsync everysec (or always)", addr))
+		}
+		if p := got["maxmemory-policy"]; p != "noeviction" {
+			warn = append(warn, fmt.Sprintf("redis %s: maxmemory-policy is %s: a full master evicts postings and records, and documents acknowledged are lost; set noeviction (a full master then refuses writes, which the service answers 507)", addr, p))
 		}
 		if ms, err := strconv.Atoi(got["cluster-node-timeout"]); err == nil && ms > 15000 {
 			warn = append(warn, fmt.Sprintf("redis %s: cluster-node-timeout is %d ms: writes to a dead master's slots fail that long before failover; set 15000 or less", addr, ms))

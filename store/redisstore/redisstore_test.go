@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -100,6 +101,7 @@ func TestCluster(t *testing.T) {
 	t.Run("CoalescedRace", func(t *testing.T) { testCoalescedRace(t, open(t, Options{})) })
 	t.Run("Layout", func(t *testing.T) { testLayout(t, open(t, Options{Buckets: 64}), c.Addrs) })
 	t.Run("GroupedScripts", func(t *testing.T) { testGroupedScripts(t, open(t, Options{})) })
+	t.Run("FullMemory", func(t *testing.T) { testFullMemory(t, open(t, Options{LockTimeout: time.Second})) })
 	t.Run("StaleSlots", func(t *testing.T) { testStaleSlots(t, open(t, Options{}), c.Addrs) }) // last but CheckConfig: it moves a slot
 	t.Run("CheckConfig", func(t *testing.T) { testCheckConfig(t, open(t, Options{})) })
 }

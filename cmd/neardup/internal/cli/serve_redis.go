@@ -95,7 +95,7 @@ func openRedisDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, se
 	cancel()
 	if err != nil {
 		// A managed Redis may refuse CONFIG GET: say so, and go on.
-		log.Warn("cannot read the Redis settings the service depends on (appendonly, appendfsync, cluster-node-timeout); check them by hand", "err", err)
+		log.Warn("cannot read the Redis settings the service depends on (appendonly, appendfsync, maxmemory-policy, cluster-node-timeout); check them by hand", "err", err)
 	}
 	for _, w := range warnings {
 		log.Warn(w)
@@ -111,13 +111,10 @@ func openRedisDetector(cfg serveConfig, log *slog.Logger) (*neardup.Detector, se
 	return d, redisServeStore{s}, nil
 }
 
-// redisServeStore is a Redis Cluster store as serve uses it. Redis keeps its own health
-// (a failed write is an error of that write) and its own backups: a replica keeps no
-// state, so there is nothing of its own to copy.
+// redisServeStore is a Redis Cluster store as serve uses it: its Health is the
+// masters' memory (redisstore.DB.Health), and Redis keeps its own backups: a replica
+// keeps no state, so there is nothing of its own to copy.
 type redisServeStore struct{ *redisstore.DB }
-
-// Health reports nothing: the cluster's state shows in each write's error.
-func (redisServeStore) Health() error { return nil }
 
 // Checkpoint refuses: back a Redis Cluster up with Redis's own means.
 func (redisServeStore) Checkpoint(string) error {

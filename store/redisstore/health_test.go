@@ -1,0 +1,117 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/store"
+)
+
+// testFullMemory fills the masters to a maxmemory set just above what they use, and
+// checks what a full disk must do for pebble: a write refused for memory is an error
+// wrapping store.ErrNoSpace, Health says so without a write, no write acknowledged is
+// lost and reads go on; once maxmemory is raised, Health clears by itself and writes
+// are taken again, on the postings the refused writes had touched as well.
+func testFullMemory(t *testing.T, db *DB) {
+	ctx := context.Background()
+	every := healthEvery
+	healthEvery = 20 * time.Millisecond
+	defer func() { healthEvery = every }()
+	// setMax sets each master's maxmemory to what max makes of its used_memory (0: none).
+	setMax := func(max func(used int64) int64) {
+		t.Helper()
+		if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			m := max(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
+			return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(int64) int64 { return 0 }
+	defer setMax(none)
+	healthy := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			err := db.Health()
+			if (err == nil) == want && (want || errors.Is(err, store.ErrNoSpace)) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("Health() = %v; want healthy: %v", err, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	healthy(true)
+
+	record := func(id uint64) []byte { return bytes.Repeat([]byte{byte(id)}, 2000) }
+	batch := func(id uint64) *store.Batch {
+		var b store.Batch
+		b.PutRecord(id, record(id))
+		b.Add(1, fmt.Appendf(nil, "https://example.com/%d", id), id)
+		b.Add(2, []byte{byte(id % 7)}, id) // a few postings that every batch shares
+		return &b
+	}
+	setMax(func(used int64) int64 { return used + 1<<20 })
+	var acked []uint64
+	var refused error
+	var refusedID uint64
+	for id := uint64(1); id <= 5000 && refused == nil; id++ {
+		if err := db.Apply(batch(id)); err != nil {
+			refused, refusedID = err, id
+		} else {
+			acked = append(acked, id)
+		}
+	}
+	if !errors.Is(refused, store.ErrNoSpace) || len(acked) < 10 {
+		t.Fatalf("after %d batches of 2 KB over 1 MB of room a master, the write's error is %v; want one wrapping store.ErrNoSpace", len(acked), refused)
+	}
+	if err := db.Apply(batch(refusedID)); !errors.Is(err, store.ErrNoSpace) {
+		t.Errorf("a second write to a full cluster: %v; want store.ErrNoSpace", err)
+	}
+	healthy(false)
+	// A master just refused hovers at its maxmemory: set every one well below what it
+	// uses, so that Health's own checks of the masters, with no write, say full too.
+	setMax(func(used int64) int64 { return used / 2 })
+	for range 10 {
+		time.Sleep(healthEvery)
+		if err := db.Health(); !errors.Is(err, store.ErrNoSpace) {
+			t.Fatalf("Health() = %v with the masters full; want store.ErrNoSpace", err)
+		}
+	}
+	// Reads go on, and every write acknowledged is there.
+	for _, id := range acked {
+		rec, ok, err := db.Record(id)
+		if err != nil || !ok || !bytes.Equal(rec, record(id)) {
+			t.Fatalf("record %d of %d acknowledged: %d bytes, %v, %v", id, len(acked), len(rec), ok, err)
+		}
+	}
+	var ids []uint64
+	if err := db.IDs(2, []byte{3}, func(id uint64) bool { ids = append(ids, id); return true }); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range acked {
+		if id%7 == 3 && !slices.Contains(ids, id) {
+			t.Fatalf("posting (2, 3) lacks id %d, acknowledged", id)
+		}
+	}
+
+	setMax(none)
+	healthy(true)
+	// The refused batch's postings may hold its intents: a writer takes them over once
+	// they are older than LockTimeout, or finds them aborted.
+	if err := db.Apply(batch(refusedID)); err != nil {
+		t.Fatalf("a write once maxmemory is raised: %v", err)
+	}
+	if rec, ok, err := db.Record(refusedID); err != nil || !ok || !bytes.Equal(rec, record(refusedID)) {
+		t.Fatalf("record %d written after the refusal: %d bytes, %v, %v", refusedID, len(rec), ok, err)
+	}
+}
