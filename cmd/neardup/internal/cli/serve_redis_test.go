@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/store/redisstore"
@@ -67,6 +72,7 @@ func TestServeRedis(t *testing.T) {
 			t.Fatalf("race %d: verdicts %q; want exactly one unique", i, vs)
 		}
 	}
+	testServeRedisFull(t, c, bases[0])
 	resp, err := http.Get(bases[1] + "/v1/stats")
 	if err != nil {
 		t.Fatal(err)
@@ -104,5 +110,58 @@ func checkRedisDocuments(t *testing.T, c *redistest.Cluster) {
 	}
 	if !strings.Contains(logs.String(), "keeps the 8192 buckets it was created with") {
 		t.Errorf("no warning that --redis-documents 100000 does not resize the store:\n%s", logs)
+	}
+}
+
+// testServeRedisFull sets every master's maxmemory below what it uses, as a cluster
+// that filled up: an add gets 507, /readyz 503 no_space naming the masters, reads go
+// on; once maxmemory is lifted the replica is ready again with no write, and adds are
+// taken.
+func testServeRedisFull(t *testing.T, c *redistest.Cluster, base string) {
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs})
+	defer cc.Close()
+	setMax := func(half bool) {
+		t.Helper()
+		if err := cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			m := int64(0) // no limit
+			for line := range strings.SplitSeq(n.Info(ctx, "memory").Val(), "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok && half {
+					used, _ := strconv.ParseInt(v, 10, 64)
+					m = used / 2
+				}
+			}
+			return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer setMax(false)
+	setMax(true)
+	if code, body := httpDo(t, "POST", base+"/v1/documents", docJSON(1)); code != http.StatusInsufficientStorage || !strings.Contains(body, "maxmemory") {
+		t.Fatalf("add to a full cluster: %d %s, want 507 naming maxmemory", code, body)
+	}
+	if code, body := httpDo(t, "POST", base+"/v1/check", docJSON(1)); code != 200 {
+		t.Errorf("check on a full cluster: %d %s, want it answered", code, body)
+	}
+	waitStatus(t, base, 503, `"no_space"`)
+	setMax(false)
+	waitStatus(t, base, 200, `"ready"`)
+	if code, body := httpDo(t, "POST", base+"/v1/documents", docJSON(2)); code != 200 {
+		t.Fatalf("add once the masters have room: %d %s", code, body)
+	}
+}
+
+// waitStatus waits up to 15 s for /readyz to answer code with a body holding want.
+func waitStatus(t *testing.T, base string, code int, want string) {
+	t.Helper()
+	for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, body := httpDo(t, "GET", base+"/readyz", "")
+		if got == code && strings.Contains(body, want) {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("/readyz: %d %s; want %d with %s", got, body, code, want)
+		}
 	}
 }
