@@ -98,15 +98,19 @@ func clientError(err error) *apiError {
 	return nil
 }
 
-// storeError returns the *apiError that answers a store's refusal to write: 507 while
-// its disk is below the free-space watermark, 503 once writing its log failed (the
-// instance takes no writes until it restarts); nil for any other error.
+// storeError returns the *apiError that answers a store's refusal: 507 while its disk
+// is below the free-space watermark (or a Redis master is at its maxmemory), 503 once
+// writing its log failed (the instance takes no writes until it restarts), 503 as well
+// while a shared store cannot be reached (a failover under way: the client retries);
+// nil for any other error.
 func storeError(err error) *apiError {
 	switch {
 	case errors.Is(err, store.ErrNoSpace):
 		return errorf(http.StatusInsufficientStorage, "insufficient_storage", "%v", err)
 	case errors.Is(err, store.ErrFailed):
 		return errorf(http.StatusServiceUnavailable, "store_failed", "%v", err)
+	case errors.Is(err, store.ErrUnavailable):
+		return errorf(http.StatusServiceUnavailable, "store_unavailable", "%v", err)
 	}
 	return nil
 }
@@ -116,7 +120,9 @@ func storeError(err error) *apiError {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := clientError(err)
 	if ae == nil {
-		ae = storeError(err)
+		if ae = storeError(err); ae != nil && ae.code == "store_unavailable" {
+			s.cfg.Logger.Warn("store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
 	}
 	if ae == nil {
 		s.cfg.Logger.Error("store failure", "method", r.Method, "path", r.URL.Path, "err", err)

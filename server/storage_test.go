@@ -22,6 +22,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/server"
+	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
 )
 
@@ -198,4 +199,55 @@ func TestBackup(t *testing.T) {
 		t.Fatalf("%d of the %d documents acknowledged before the backup are not in it", missing, len(before))
 	}
 	t.Logf("%d documents acknowledged before the backup, all in it", len(before))
+}
+
+// unreachableStore is a store whose writes fail with store.ErrUnavailable while down,
+// as a Redis Cluster's do while a master fails over.
+type unreachableStore struct {
+	*store.Memory
+	down atomic.Bool
+}
+
+func (s *unreachableStore) Apply(b *store.Batch) error {
+	if s.down.Load() {
+		return fmt.Errorf("%w: dial tcp 127.0.0.1:7001: connect: connection refused", store.ErrUnavailable)
+	}
+	return s.Memory.Apply(b)
+}
+
+func (s *unreachableStore) Write(b *store.Batch) error { return s.Apply(b) }
+
+// TestStoreUnavailable checks that a store that cannot be reached for now is answered
+// 503 store_unavailable with a Retry-After, which clients retry, not 500, and that adds
+// are taken again once it is back.
+func TestStoreUnavailable(t *testing.T) {
+	st := &unreachableStore{Memory: store.NewMemory()}
+	det, err := neardup.OpenDetector(st, e2eOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Tokens: []server.Token{{Scope: server.ScopeWrite, Value: e2eToken}}, Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetDetector(det)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	st.down.Store(true)
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/documents", strings.NewReader(storageDoc(r, 1)))
+	req.Header.Set("Authorization", "Bearer "+e2eToken)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store_unavailable"`) || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("add with the store unreachable: %d %s (Retry-After %q); want 503 store_unavailable with a Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	st.down.Store(false)
+	if code, body := send(t, ts, "POST", "/v1/documents", storageDoc(r, 1)); code != 200 {
+		t.Fatalf("add once the store is back: %d %s", code, body)
+	}
 }

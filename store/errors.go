@@ -15,6 +15,13 @@ var errNoID = errors.New("store: no id left: a record id or an id NextID returne
 // taken again once space is freed. Test for it with errors.Is.
 var ErrNoSpace = errors.New("store: not enough free disk space")
 
+// ErrUnavailable reports a call that a shared store could not complete for now: a node
+// that does not answer, a failover or a resharding under way, too few replicas to
+// acknowledge a write. Whether a write that fails so was applied is not known; the same
+// call, made again in a moment, completes once the store has recovered. Test for it with
+// errors.Is.
+var ErrUnavailable = errors.New("store: unavailable for now")
+
 // ErrFailed reports a write refused because the store failed to write or sync its log
 // earlier and can no longer tell which writes are durable; reads still work. Restart the
 // process: the store's log replay recovers every write that was durable. Test for it

@@ -83,4 +83,12 @@
 //   - Durability is Redis's: appendonly and appendfsync decide what a crash loses, and a
 //     failover loses the writes its replica had not received, unless Options.Wait makes
 //     writes wait for replicas (WAIT). CheckConfig reports settings that fall short.
+//
+// # Errors
+//
+// A call the cluster cannot answer for now (a node that does not answer, a failover or
+// a resharding under way) fails with an error wrapping store.ErrUnavailable: made again
+// in a moment, it completes. A write a master refuses for memory (maxmemory under the
+// noeviction policy) wraps store.ErrNoSpace, and Health says so until the masters have
+// room. A write too few replicas acknowledged is ErrWait.
 package redisstore

@@ -14,7 +14,8 @@ import (
 // TestFailover kills a master with SIGKILL while batches are written with Wait 1. Its
 // replica takes over, alone: writes to its slots fail with ErrWait (applied, but on no
 // replica) until the killed node is restarted and rejoins as its replica. Every batch
-// acknowledged before and after keeps all its postings and its record.
+// acknowledged before and after keeps all its postings and its record, and every write
+// that fails says why as the service needs: ErrWait or store.ErrUnavailable.
 func TestFailover(t *testing.T) {
 	c := redistest.Start(t)
 	db, err := Open(Options{Addrs: c.Addrs, Prefix: "f", Wait: 1, LockTimeout: 3 * time.Second})
@@ -56,6 +57,10 @@ func TestFailover(t *testing.T) {
 			continue
 		}
 		failed, last = failed+1, err
+		if !errors.Is(err, ErrWait) && !errors.Is(err, store.ErrUnavailable) {
+			// The service answers these 503, which clients retry; any other error 500.
+			t.Errorf("a write during the failover failed with %v; want ErrWait or store.ErrUnavailable", err)
+		}
 		if errors.Is(err, ErrWait) {
 			// The replica took over and has none of its own: bring the killed node
 			// back, as its replica.

@@ -71,7 +71,7 @@ func (db *DB) NextID() (uint64, error) {
 		if strings.Contains(err.Error(), "NOID") {
 			return 0, errNoID
 		}
-		return 0, db.noSpace(db.reloadOn(fmt.Errorf("redisstore: next id: %w", err)))
+		return 0, db.failed(fmt.Errorf("redisstore: next id: %w", err))
 	}
 	r, err := cmd.StringSlice()
 	if err != nil || len(r) != 2 || len(r[0]) != 8 || len(r[1]) != 8 {

@@ -53,7 +53,7 @@ func (db *DB) orderedPostings(ctx context.Context, ns store.Namespace, fn func(k
 			}
 		}
 		if err := db.fillShards(ctx, empty, m); err != nil {
-			return db.reloadOn(err)
+			return db.failed(err)
 		}
 		if more := emit(cs, fn); !more {
 			return nil

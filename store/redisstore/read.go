@@ -238,13 +238,13 @@ func (db *DB) idsMany(keys []store.Key) ([][]uint64, error) {
 	}
 	vs, err := db.readFields(fs)
 	if err != nil {
-		return nil, db.reloadOn(err)
+		return nil, db.failed(err)
 	}
 	out := make([][]uint64, len(keys))
 	m := statuses{}
 	for i, v := range vs {
 		if out[i], err = db.visibleIDs(ctx, v, m); err != nil {
-			return nil, db.reloadOn(err)
+			return nil, db.failed(err)
 		}
 		if len(out[i]) == 0 {
 			out[i] = nil
@@ -266,7 +266,7 @@ func (db *DB) recordsMany(ids []uint64) ([][]byte, []bool, error) {
 	ctx := context.Background()
 	vs, err := db.readFields(db.recordFields(ids))
 	if err != nil {
-		return nil, nil, db.reloadOn(err)
+		return nil, nil, db.failed(err)
 	}
 	return db.visibleRecords(ctx, vs)
 }
@@ -287,7 +287,7 @@ func (db *DB) visibleRecords(ctx context.Context, vs []fieldValue) ([][]byte, []
 	var err error
 	for i, v := range vs {
 		if recs[i], oks[i], err = db.visibleRecord(ctx, v, m); err != nil {
-			return nil, nil, db.reloadOn(err)
+			return nil, nil, db.failed(err)
 		}
 	}
 	return recs, oks, nil

@@ -6,7 +6,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -252,7 +254,7 @@ func (db *DB) Order(ns store.Namespace) error {
 		return nil
 	}
 	if err := db.c.SAdd(context.Background(), db.orderedMetaKey(), int(ns)).Err(); err != nil {
-		return db.reloadOn(fmt.Errorf("redisstore: order: %w", err))
+		return db.failed(fmt.Errorf("redisstore: order: %w", err))
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -315,6 +317,20 @@ func (db *DB) CheckConfig(ctx context.Context) ([]string, error) {
 	return warn, nil
 }
 
+// failed returns err as the store's callers are to see it (after reloadOn): wrapping
+// store.ErrNoSpace when a master refused a write for memory (noSpace),
+// store.ErrUnavailable when the cluster could not answer for now (transient), as it is
+// otherwise.
+func (db *DB) failed(err error) error {
+	if err = db.reloadOn(err); err == nil || errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	if transient(err) {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	return db.noSpace(err)
+}
+
 // reloadOn returns err, and when it is not an answer from Redis (a node that does not
 // answer, as a dead master after its failover), asks the client to read the slot map
 // again: it learns of a failover from a MOVED answer, which a dead node never gives.
@@ -324,6 +340,29 @@ func (db *DB) reloadOn(err error) error {
 		db.c.ReloadState(context.Background())
 	}
 	return err
+}
+
+// transient reports whether err says the cluster could not answer for now: no
+// connection to a node (refused, reset, timed out, none free in the pool), or a node's
+// answer that it cannot serve the slot yet (a failover, a resharding or a restart under
+// way). Not ErrWait: that write is on the masters, and the same add made again may
+// write nothing more, and so wait for no replica.
+func transient(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne):
+		return true
+	}
+	var answer redis.Error
+	if errors.As(err, &answer) {
+		for _, p := range []string{"CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "LOADING", "READONLY", "NOREPLICAS"} {
+			if strings.HasPrefix(answer.Error(), p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Close waits for the calls in progress and closes the connections. A scan under way

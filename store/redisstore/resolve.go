@@ -220,7 +220,7 @@ func (db *DB) resolveLater(ctx context.Context) error {
 	}
 	if err := rs.run(ctx, db); err != nil {
 		db.later.put(rs)
-		return db.reloadOn(err)
+		return db.failed(err)
 	}
 	return nil
 }

@@ -132,7 +132,7 @@ func (db *DB) Records(fn func(id uint64, rec []byte) bool) (err error) {
 		return err
 	})
 	if err != nil {
-		return db.reloadOn(err)
+		return db.failed(err)
 	}
 	slices.SortFunc(recs, func(a, b rec) int { return cmp.Compare(a.id, b.id) })
 	for _, r := range recs {
@@ -196,7 +196,7 @@ func (db *DB) Postings(ns store.Namespace, fn func(key []byte, id uint64) bool) 
 		return err
 	})
 	if err != nil {
-		return db.reloadOn(err)
+		return db.failed(err)
 	}
 	slices.SortFunc(es, entry.compare)
 	for _, e := range es {
@@ -235,7 +235,7 @@ func (db *DB) markShort(ctx context.Context, b *store.Batch) error {
 		args[i] = int(ns)
 	}
 	if err := db.c.SAdd(ctx, db.shortMetaKey(), args...).Err(); err != nil {
-		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), db.reloadOn(err))
+		return fmt.Errorf("redisstore: %s: %w", db.shortMetaKey(), db.failed(err))
 	}
 	for _, ns := range nss {
 		db.short[ns/64].Or(1 << (ns % 64))
@@ -287,7 +287,7 @@ func (db *DB) Count(ns store.Namespace) (int64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+		return 0, db.failed(fmt.Errorf("redisstore: count: %w", err))
 	}
 	return n, nil
 }
@@ -305,7 +305,7 @@ func (db *DB) flushCounts(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return db.reloadOn(fmt.Errorf("redisstore: count: %w", err))
+		return db.failed(fmt.Errorf("redisstore: count: %w", err))
 	}
 	return nil
 }

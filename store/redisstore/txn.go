@@ -65,7 +65,7 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	}
 	ctx := context.Background()
 	if err := db.markShort(ctx, b); err != nil {
-		return nil, nil, db.noSpace(err)
+		return nil, nil, db.failed(err)
 	}
 	if puts {
 		// Ids from NextID are below the counter already: no script call to raise it.
@@ -83,7 +83,7 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 			return db.visibleRecords(ctx, rr.out)
 		}
 		if !errors.Is(err, errWounded) {
-			return nil, nil, db.noSpace(db.reloadOn(err))
+			return nil, nil, db.failed(err)
 		}
 		// An older transaction took a key this one held: start again, keeping the
 		// start time, so that this one ages and wins in the end.
