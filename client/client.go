@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -68,14 +69,16 @@ type Options struct {
 // Every method takes a context, which bounds the call including its retries. A request
 // is sent again, up to Options.Retries times, after a transport error or a 429, 502, 503
 // or 504 response, waiting as Options.Backoff says and at least the Retry-After of a 429
-// or 503; never after another 4xx. A wait that would outlast the context's deadline is
+// or 503 (a client of several replicas, NewReplicas, tries the next one first, with no
+// wait); never after another 4xx. A wait that would outlast the context's deadline is
 // not started: the call returns the last error at once. Every request the client sends
 // can be sent twice safely; what a repeated Add or Delete answers is said at each.
 //
 // Errors are prefixed "client: ". A response with a non-2xx status is an *APIError
 // (errors.As), whether its body is the service's JSON error or a proxy's page.
 type Client struct {
-	base  string // scheme://host[/prefix], without a trailing slash
+	bases []string      // scheme://host[/prefix] of each replica, without a trailing slash
+	turn  atomic.Uint64 // the replica the next call starts on, modulo len(bases)
 	opt   Options
 	hc    *http.Client
 	token string
@@ -84,13 +87,30 @@ type Client struct {
 // New returns a client of the service at baseURL ("http://localhost:8080", or with a
 // path prefix when the service is behind a proxy), or an error for a URL that is not
 // absolute http or https or for options out of range.
-func New(baseURL string, opt Options) (*Client, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return nil, fmt.Errorf("client: base URL: %w", err)
+func New(baseURL string, opt Options) (*Client, error) { return NewReplicas([]string{baseURL}, opt) }
+
+// NewReplicas returns a client of a service that several replicas serve alike (neardup
+// serve --redis over one Redis Cluster), each at one of baseURLs, for a fleet with no
+// load balancer in front: each call starts on the next replica in turn, and a retry goes
+// to the next one, at once while one of them has not been tried in this call, so that a
+// replica stopped or killed costs a call a refused connection and no wait. Once every
+// replica has failed the call, the client waits as Options.Backoff says before it goes
+// round again; Options.Retries counts every attempt after the first. Each URL is checked
+// as New checks one.
+func NewReplicas(baseURLs []string, opt Options) (*Client, error) {
+	if len(baseURLs) == 0 {
+		return nil, errors.New("client: no base URL: give the service's, or each replica's")
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("client: base URL %q: give scheme://host[/prefix] with scheme http or https", baseURL)
+	bases := make([]string, len(baseURLs))
+	for i, b := range baseURLs {
+		u, err := url.Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("client: base URL: %w", err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("client: base URL %q: give scheme://host[/prefix] with scheme http or https", b)
+		}
+		bases[i] = strings.TrimRight(u.String(), "/")
 	}
 	if opt.Retries == 0 {
 		opt.Retries = DefaultRetries
@@ -123,7 +143,7 @@ func New(baseURL string, opt Options) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{base: strings.TrimRight(u.String(), "/"), opt: opt, hc: hc, token: opt.Token}, nil
+	return &Client{bases: bases, opt: opt, hc: hc, token: opt.Token}, nil
 }
 
 // request is one call's request, sent as many times as retries need.
@@ -141,9 +161,11 @@ const gzipMin = 1 << 10
 // do sends the request with retries and returns a response with a 2xx or 304 status,
 // whose body the caller closes, or an error.
 func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
+	n := uint64(len(c.bases))
+	first := c.turn.Add(1) - 1
+	var wait time.Duration // the longest Retry-After of this round of the replicas
 	for retry := 0; ; retry++ {
-		resp, err := c.send(ctx, r)
-		var wait time.Duration
+		resp, err := c.send(ctx, c.bases[(first+uint64(retry))%n], r)
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -154,7 +176,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 			return resp, nil
 		default:
 			err = readError(resp)
-			wait = retryAfter(resp)
+			wait = max(wait, retryAfter(resp))
 			if !retryStatus(resp.StatusCode) {
 				return nil, err
 			}
@@ -162,7 +184,10 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		if retry >= c.opt.Retries || wait > MaxRetryAfter {
 			return nil, err
 		}
-		wait = max(wait, c.backoff(retry))
+		if uint64(retry+1)%n != 0 {
+			continue // a replica this round has not tried yet
+		}
+		wait = max(wait, c.backoff(retry/int(n)))
 		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
 			return nil, err // waiting would only end in the deadline
 		}
@@ -173,16 +198,17 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 			return nil, fmt.Errorf("client: %s %s: %w, after: %w", r.method, r.path, context.Cause(ctx), err)
 		case <-t.C:
 		}
+		wait = 0
 	}
 }
 
-// send makes one attempt.
-func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+// send makes one attempt, to the replica at base.
+func (c *Client) send(ctx context.Context, base string, r request) (*http.Response, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, base+r.path, body)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,8 +59,13 @@ func TestNew(t *testing.T) {
 		}
 	}
 	c, err := New("https://h.example/prefix/", Options{Retries: -1})
-	if err != nil || c.base != "https://h.example/prefix" || c.opt.Retries != 0 || c.opt.BatchSize != DefaultBatchSize {
+	if err != nil || !slices.Equal(c.bases, []string{"https://h.example/prefix"}) || c.opt.Retries != 0 || c.opt.BatchSize != DefaultBatchSize {
 		t.Errorf("New: %+v %v", c, err)
+	}
+	for _, us := range [][]string{nil, {"http://a", "localhost:8080"}} {
+		if _, err := NewReplicas(us, Options{}); err == nil || !strings.HasPrefix(err.Error(), "client: ") {
+			t.Errorf("NewReplicas(%q): %v", us, err)
+		}
 	}
 }
 
@@ -471,5 +477,75 @@ func TestMarshalKeepsHTML(t *testing.T) {
 	var out map[string]string
 	if err := json.Unmarshal(b, &out); err != nil || out["html"] != in["html"] {
 		t.Errorf("round trip = %q, %v; want %q", out["html"], err, in["html"])
+	}
+}
+
+// TestReplicas checks a client of several replicas: calls take them in turn; a replica
+// that refuses connections, or answers 503, costs a call no wait while another has not
+// been tried (the backoff here is a minute: a wait would end the call's deadline); once
+// every replica has failed, the client waits and goes round again, Retries attempts
+// after the first in all.
+func TestReplicas(t *testing.T) {
+	ctx := context.Background()
+	a, b := newFake(t, neardup.Options{}), newFake(t, neardup.Options{})
+	var hits [2]atomic.Int64
+	for i, f := range []*fake{a, b} {
+		f.setFail(func(http.ResponseWriter, *http.Request) bool { hits[i].Add(1); return false })
+	}
+	slow := Options{Backoff: time.Minute, MaxBackoff: time.Minute}
+	c, err := NewReplicas([]string{a.URL, b.URL + "/"}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := c.Stats(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hits[0].Load() != 5 || hits[1].Load() != 5 {
+		t.Errorf("10 calls over 2 replicas: %d and %d each, want 5 and 5", hits[0].Load(), hits[1].Load())
+	}
+
+	// A replica that refuses connections, and one that answers 503 with a Retry-After:
+	// every call goes to b at once.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	busy, _ := failTimes(1000, nil, 503, map[string]string{"Retry-After": "30"}, `{"error":{"code":"store_unavailable","message":"m"}}`)
+	notReady := newFake(t, neardup.Options{})
+	notReady.setFail(busy)
+	c, err = NewReplicas([]string{dead.URL, notReady.URL, b.URL}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits[1].Store(0)
+	for i := range 6 {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := c.Add(cctx, neardup.Document{ID: fmt.Sprint("r", i), Text: "some text"})
+		cancel()
+		if err != nil {
+			t.Fatalf("add %d with a dead and a busy replica: %v", i, err)
+		}
+	}
+	if hits[1].Load() != 6 {
+		t.Errorf("6 adds reached the live replica %d times", hits[1].Load())
+	}
+
+	// Every replica busy: the calls go round, wait, and give up after Retries.
+	busy2, seen2 := failTimes(1000, nil, 503, map[string]string{"Retry-After": "0"}, `{"error":{"code":"store_unavailable","message":"m"}}`)
+	b.setFail(busy2)
+	busy3, seen3 := failTimes(1000, nil, 503, nil, `{"error":{"code":"store_unavailable","message":"m"}}`)
+	notReady.setFail(busy3)
+	opt := fast
+	opt.Retries = 4
+	c, err = NewReplicas([]string{notReady.URL, b.URL}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var api *APIError
+	if _, err := c.Stats(ctx); !errors.As(err, &api) || api.Status != 503 {
+		t.Fatalf("every replica busy: %v; want the 503", err)
+	}
+	if got := seen2.Load() + seen3.Load(); got != 5 || min(seen2.Load(), seen3.Load()) != 2 {
+		t.Errorf("every replica busy: %d and %d attempts; want 5 in all, going round", seen3.Load(), seen2.Load())
 	}
 }

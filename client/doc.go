@@ -20,6 +20,13 @@
 // take many documents and answer each in order. Documents travel as JSON, so their HTML
 // must be valid UTF-8 (see Caveats).
 //
+// A fleet of replicas over one Redis Cluster (neardup serve --redis) is reached behind a
+// load balancer with New, or without one with NewReplicas and each replica's URL: calls
+// take the replicas in turn, and a call that one of them fails (a refused connection, a
+// 503 while it stops or while the cluster fails over) goes to the next at once.
+//
+//	c, err := client.NewReplicas([]string{"http://10.0.0.5:8080", "http://10.0.0.6:8080"}, client.Options{Token: token})
+//
 // A process whose workers each ask raw fingerprint queries one at a time shares one
 // Batcher: its Query sends at once while the service is not busy with its earlier
 // requests, and otherwise gathers the queries that wait into one batch request, so the
