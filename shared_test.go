@@ -398,3 +398,63 @@ func testSharedNear(t *testing.T, shared *Detector) {
 		t.Fatalf("%d matches in all: the queries found too little to compare", found)
 	}
 }
+
+// TestSharedReshard adds a master to a cluster under way and moves slots to it from two
+// others (redis-cli --cluster reshard: the keys migrate one by one, and the clients get
+// MOVED and ASK) while two replicas race URL, exact and near copies as TestShared's do
+// on a still cluster: every race still gives exactly one unique and the other a
+// duplicate of it, and no add fails.
+func TestSharedReshard(t *testing.T) {
+	c := redistest.Start(t)
+	var ds []*Detector
+	for range 2 {
+		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "reshard"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		d, err := OpenDetector(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	testRace(t, ds, func(i, j int) Document { // some keys to move
+		return Document{ID: fmt.Sprintf("p%d-%d", i, j), Text: strings.Join(words(uint64(5000+i), 80), " ")}
+	}, ExactDuplicate)
+	added := c.AddMaster(t)
+	moved := make(chan error, 1)
+	start := time.Now()
+	var took time.Duration
+	go func() {
+		err := c.Reshard(0, added, 1000)
+		if err == nil {
+			err = c.Reshard(1, added, 1000)
+		}
+		moved <- err
+	}()
+	rounds := 0
+	for done := false; !done; rounds++ {
+		select {
+		case err := <-moved:
+			if err != nil {
+				t.Fatal(err)
+			}
+			done, took = true, time.Since(start)
+		default:
+		}
+		off := 10_000 * (rounds + 1)
+		testRace(t, ds, func(i, j int) Document {
+			return Document{ID: fmt.Sprintf("u%d-%d", off+i, j), URL: fmt.Sprintf("https://example.com/%d", off+i),
+				Text: strings.Join(words(uint64(off+i), 80), " ")}
+		}, URLDuplicate)
+		testRace(t, ds, func(i, j int) Document {
+			return Document{ID: fmt.Sprintf("e%d-%d", off+i, j), Text: strings.Join(words(uint64(off+5000+i), 80), " ")}
+		}, ExactDuplicate)
+		if rounds == 0 {
+			testNearRace(t, ds)
+		}
+	}
+	// The races ran from the move's start until a round began after its end.
+	t.Logf("2,000 slots moved to a new master in less than %v, with %d rounds of 600 races (the first with 200 near ones too)", took.Round(time.Millisecond), rounds)
+}

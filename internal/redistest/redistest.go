@@ -25,11 +25,13 @@ import (
 type Cluster struct {
 	// Addrs are the nodes' host:port, masters first as redis-cli assigned them at
 	// creation (it makes the first len(Addrs)/2 masters).
-	Addrs []string
-	procs []*exec.Cmd
-	args  [][]string // each node's redis-server command line, for Restart
-	cli   string
-	drawn map[int]bool // ports already given to a node, so no two nodes share one
+	Addrs  []string
+	procs  []*exec.Cmd
+	args   [][]string // each node's redis-server command line, for Restart
+	cli    string
+	server string
+	dir    string       // the nodes' directories are dir/0, dir/1, ...
+	drawn  map[int]bool // ports already given to a node, so no two nodes share one
 }
 
 // Masters and Replicas are the shape of every cluster Start makes.
@@ -49,15 +51,11 @@ func Start(t testing.TB) *Cluster {
 	server := testtool.Path(t, "redis-server")
 	cli := testtool.Path(t, "redis-cli")
 	dir := t.TempDir()
-	c := &Cluster{cli: cli}
+	c := &Cluster{cli: cli, server: server, dir: dir}
 	t.Cleanup(c.stop)
 	n := Masters * (1 + Replicas)
-	for i := range n {
-		nodeDir := filepath.Join(dir, strconv.Itoa(i))
-		if err := os.Mkdir(nodeDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c.startNode(t, server, nodeDir)
+	for range n {
+		c.startNode(t)
 	}
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", strconv.Itoa(Replicas), "--cluster-yes")
@@ -75,17 +73,21 @@ func Start(t testing.TB) *Cluster {
 	return c
 }
 
-// startNode starts one node in nodeDir and waits until it answers PING. A port that was
-// free when drawn can be taken before redis-server binds it (by another test package
-// starting its own cluster at the same moment); the node then exits with "Address
-// already in use", and it is started again on other ports.
-func (c *Cluster) startNode(t testing.TB, server, nodeDir string) {
+// startNode starts one more node, in a directory of its own, and waits until it answers
+// PING. A port that was free when drawn can be taken before redis-server binds it (by
+// another test package starting its own cluster at the same moment); the node then
+// exits with "Address already in use", and it is started again on other ports.
+func (c *Cluster) startNode(t testing.TB) {
 	t.Helper()
+	nodeDir := filepath.Join(c.dir, strconv.Itoa(len(c.Addrs)))
+	if err := os.Mkdir(nodeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	logFile := filepath.Join(nodeDir, "log")
 	for attempt := 0; ; attempt++ {
 		port, bus := c.freePort(t), c.freePort(t)
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		cmd := exec.Command(server,
+		cmd := exec.Command(c.server,
 			"--port", strconv.Itoa(port), "--cluster-port", strconv.Itoa(bus),
 			"--bind", "127.0.0.1", "--dir", nodeDir, "--daemonize", "no",
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
@@ -209,12 +211,37 @@ func (c *Cluster) Reshard(from, to, n int) error {
 	if err != nil {
 		return fmt.Errorf("redistest: node %d id: %w", to, err)
 	}
-	out, err := exec.Command(c.cli, "--cluster", "reshard", c.Addrs[from], "--cluster-from", src, "--cluster-to", dst,
-		"--cluster-slots", strconv.Itoa(n), "--cluster-yes", "--cluster-pipeline", "10").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("redistest: reshard: %w\n%s", err, out)
+	// redis-cli refuses, before it moves anything, while the nodes' views of the slots
+	// differ, as they do for a moment after an earlier move: wait for gossip then.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, err := exec.Command(c.cli, "--cluster", "reshard", c.Addrs[from], "--cluster-from", src, "--cluster-to", dst,
+			"--cluster-slots", strconv.Itoa(n), "--cluster-yes", "--cluster-pipeline", "10").CombinedOutput()
+		switch {
+		case err == nil:
+			return nil
+		case !bytes.Contains(out, []byte("Nodes don't agree about configuration")) || time.Now().After(deadline):
+			return fmt.Errorf("redistest: reshard: %w\n%s", err, out)
+		}
 	}
-	return nil
+}
+
+// AddMaster starts a new node and adds it to the cluster as a master with no slots
+// (redis-cli --cluster add-node), and returns its index in Addrs once every node knows
+// it: Reshard then moves slots to it.
+func (c *Cluster) AddMaster(t testing.TB) int {
+	t.Helper()
+	c.startNode(t)
+	i := len(c.Addrs) - 1
+	if out, err := exec.Command(c.cli, "--cluster", "add-node", c.Addrs[i], c.Addrs[0]).CombinedOutput(); err != nil {
+		t.Fatalf("redistest: redis-cli --cluster add-node: %v\n%s", err, out)
+	}
+	for j, a := range c.Addrs {
+		if c.procs[j] != nil {
+			c.waitFor(t, a, []string{"cluster", "nodes"}, c.Addrs[i]+"@", filepath.Join(c.dir, strconv.Itoa(j), "log"))
+		}
+	}
+	c.waitFor(t, c.Addrs[i], []string{"cluster", "info"}, "cluster_state:ok", filepath.Join(c.dir, strconv.Itoa(i), "log"))
+	return i
 }
 
 func (c *Cluster) stop() {
