@@ -20,37 +20,12 @@ import (
 // lost and reads go on; once maxmemory is raised, Health clears by itself and writes
 // are taken again, on the postings the refused writes had touched as well.
 func testFullMemory(t *testing.T, db *DB) {
-	ctx := context.Background()
 	every := healthEvery
 	healthEvery = 20 * time.Millisecond
 	defer func() { healthEvery = every }()
-	// setMax sets each master's maxmemory to what max makes of its used_memory (0: none).
-	setMax := func(max func(used int64) int64) {
-		t.Helper()
-		if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-			m := max(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
-			return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	none := func(int64) int64 { return 0 }
-	defer setMax(none)
-	healthy := func(want bool) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			err := db.Health()
-			if (err == nil) == want && (want || errors.Is(err, store.ErrNoSpace)) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("Health() = %v; want healthy: %v", err, want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	healthy(true)
+	defer setMaxMemory(t, db, none)
+	waitHealth(t, db, true)
 
 	record := func(id uint64) []byte { return bytes.Repeat([]byte{byte(id)}, 2000) }
 	batch := func(id uint64) *store.Batch {
@@ -60,7 +35,7 @@ func testFullMemory(t *testing.T, db *DB) {
 		b.Add(2, []byte{byte(id % 7)}, id) // a few postings that every batch shares
 		return &b
 	}
-	setMax(func(used int64) int64 { return used + 1<<20 })
+	setMaxMemory(t, db, func(used int64) int64 { return used + 1<<20 })
 	var acked []uint64
 	var refused error
 	var refusedID uint64
@@ -77,10 +52,10 @@ func testFullMemory(t *testing.T, db *DB) {
 	if err := db.Apply(batch(refusedID)); !errors.Is(err, store.ErrNoSpace) {
 		t.Errorf("a second write to a full cluster: %v; want store.ErrNoSpace", err)
 	}
-	healthy(false)
+	waitHealth(t, db, false)
 	// A master just refused hovers at its maxmemory: set every one well below what it
 	// uses, so that Health's own checks of the masters, with no write, say full too.
-	setMax(func(used int64) int64 { return used / 2 })
+	setMaxMemory(t, db, func(used int64) int64 { return used / 2 })
 	for range 10 {
 		time.Sleep(healthEvery)
 		if err := db.Health(); !errors.Is(err, store.ErrNoSpace) {
@@ -104,8 +79,8 @@ func testFullMemory(t *testing.T, db *DB) {
 		}
 	}
 
-	setMax(none)
-	healthy(true)
+	setMaxMemory(t, db, none)
+	waitHealth(t, db, true)
 	// The refused batch's postings may hold its intents: a writer takes them over once
 	// they are older than LockTimeout, or finds them aborted.
 	if err := db.Apply(batch(refusedID)); err != nil {
@@ -113,5 +88,35 @@ func testFullMemory(t *testing.T, db *DB) {
 	}
 	if rec, ok, err := db.Record(refusedID); err != nil || !ok || !bytes.Equal(rec, record(refusedID)) {
 		t.Fatalf("record %d written after the refusal: %d bytes, %v, %v", refusedID, len(rec), ok, err)
+	}
+}
+
+// setMaxMemory sets each master's maxmemory to what max makes of its used_memory (0: no
+// limit).
+func setMaxMemory(t *testing.T, db *DB, max func(used int64) int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		m := max(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
+		return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitHealth waits up to 5 s for db.Health to say the cluster takes writes (want), or
+// that it is full (an error wrapping store.ErrNoSpace).
+func waitHealth(t *testing.T, db *DB, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := db.Health()
+		if (err == nil) == want && (want || errors.Is(err, store.ErrNoSpace)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Health() = %v; want healthy: %v", err, want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -25,10 +25,13 @@ import (
 func TestCluster(t *testing.T) {
 	c := redistest.Start(t)
 	var n atomic.Int64
+	// open opens a new store, or with another process's view of an open one (Prefix).
 	open := func(t *testing.T, opt Options) *DB {
 		t.Helper()
 		opt.Addrs = c.Addrs
-		opt.Prefix = fmt.Sprintf("t%d", n.Add(1))
+		if opt.Prefix == "" {
+			opt.Prefix = fmt.Sprintf("t%d", n.Add(1))
+		}
 		db, err := Open(opt)
 		if err != nil {
 			t.Fatal(err)
@@ -70,30 +73,15 @@ func TestCluster(t *testing.T) {
 	t.Run("Many", func(t *testing.T) { testMany(t, open(t, Options{})) })
 	t.Run("Count", func(t *testing.T) {
 		a := open(t, Options{})
-		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix, Wait: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		testCount(t, a, b)
+		testCount(t, a, open(t, Options{Prefix: a.prefix, Wait: 1}))
 	})
 	t.Run("Race", func(t *testing.T) {
 		a := open(t, Options{})
-		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		testRace(t, a, b)
+		testRace(t, a, open(t, Options{Prefix: a.prefix}))
 	})
 	t.Run("ShortScan", func(t *testing.T) {
 		a := open(t, Options{})
-		b, err := Open(Options{Addrs: c.Addrs, Prefix: a.prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		testShortScan(t, a, b)
+		testShortScan(t, a, open(t, Options{Prefix: a.prefix}))
 	})
 	t.Run("CloseStopsScan", func(t *testing.T) { testCloseStopsScan(t, open(t, Options{})) })
 	t.Run("CoalescedPrepares", func(t *testing.T) { testCoalescedPrepares(t, open(t, Options{})) })

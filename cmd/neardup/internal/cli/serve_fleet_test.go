@@ -35,94 +35,18 @@ func TestServeFleet(t *testing.T) {
 	if args := os.Getenv(serveFleetArgs); args != "" {
 		os.Exit(Main(strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
 	}
-	haproxy := testtool.Path(t, "haproxy")
-	c := redistest.Start(t)
-	ports := freePorts(t, 3)
-	replica := func(i int) *exec.Cmd {
-		t.Helper()
-		args := []string{"serve", "--addr", ports[i], "--redis", c.URL(), "--redis-prefix", "fleet", "--redis-documents", "5000"}
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestServeFleet$")
-		cmd.Env = append(os.Environ(), serveFleetArgs+"="+strings.Join(args, "\n"))
-		logs := &syncBuffer{}
-		cmd.Stderr = logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-			if t.Failed() {
-				t.Logf("replica %d's log:\n%s", i+1, logs)
-			}
-		})
-		waitReady(t, "http://"+ports[i])
-		return cmd
-	}
-	replicas := []*exec.Cmd{replica(0), replica(1)}
-
-	cfg, err := filepath.Abs("../../../../scripts/haproxy.cfg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lb := exec.Command(haproxy, "-f", cfg, "-db")
-	lb.Env = append(os.Environ(), "NEARDUP_LB="+ports[2], "NEARDUP_REPLICA_1="+ports[0], "NEARDUP_REPLICA_2="+ports[1])
-	lbLogs := &syncBuffer{}
-	lb.Stdout, lb.Stderr = lbLogs, lbLogs
-	if err := lb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		lb.Process.Kill()
-		lb.Wait()
-		if t.Failed() {
-			t.Logf("haproxy's log:\n%s", lbLogs)
-		}
-	})
-	base := "http://" + ports[2]
-	waitReady(t, base)
-
+	f := startFleet(t)
 	ctx := context.Background()
-	cl, err := client.New(base, client.Options{Retries: 8})
+	cl, err := client.New(f.base, client.Options{Retries: 8})
 	if err != nil {
 		t.Fatal(err)
-	}
-	// Document i is an exact copy of document original(i), an even one added some 100
-	// adds before, when i is odd and at least 100; a text of its own otherwise.
-	original := func(i int) int {
-		if i%2 == 1 && i >= 100 {
-			return i - 99
-		}
-		return i
-	}
-	text := func(i int) string {
-		i = original(i)
-		return fmt.Sprintf("document %d of the fleet test, with words enough to be fingerprinted: %s", i, strings.Repeat(fmt.Sprintf("w%d ", i), 20))
 	}
 	const docs = 400
-	var next, acked atomic.Int64
-	verdicts := make([]api.Verdict, docs)
-	kill := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < docs; i = int(next.Add(1) - 1) {
-				v, err := cl.Add(ctx, api.Document{ID: fmt.Sprint("f", i), Text: text(i)})
-				if err != nil {
-					t.Errorf("add %d through the proxy: %v", i, err)
-					return
-				}
-				verdicts[i] = v
-				if acked.Add(1) == 150 {
-					close(kill)
-				}
-			}
-		})
-	}
-	<-kill
-	if err := replicas[0].Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
+	verdicts := addWhileKilling(t, cl, docs, 150, func() {
+		if err := f.replicas[0].Process.Kill(); err != nil {
+			t.Error(err)
+		}
+	})
 	if t.Failed() {
 		return
 	}
@@ -133,7 +57,7 @@ func TestServeFleet(t *testing.T) {
 		}
 		// A copy is a duplicate of its original, whichever replica answered each, before
 		// the kill and after.
-		if o := original(i); o != i {
+		if o := fleetOriginal(i); o != i {
 			if v := verdicts[i]; v.Kind != api.ExactDuplicate || v.Survivor != fmt.Sprint("f", o) {
 				t.Errorf("copy %s of f%d: %s, survivor %s", id, o, v.Kind, v.Survivor)
 			}
@@ -142,11 +66,11 @@ func TestServeFleet(t *testing.T) {
 
 	// A replica started again answers at once for what the other added meanwhile, with
 	// no data to move.
-	replicas[0] = replica(0)
-	if err := replicas[1].Process.Kill(); err != nil {
+	f.replicas[0] = f.start(0)
+	if err := f.replicas[1].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	direct, err := client.NewReplicas([]string{"http://" + ports[1], "http://" + ports[0]}, client.Options{Retries: 4})
+	direct, err := client.NewReplicas([]string{"http://" + f.ports[1], "http://" + f.ports[0]}, client.Options{Retries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,10 +79,113 @@ func TestServeFleet(t *testing.T) {
 			t.Fatalf("document f%d on the restarted replica, the other dead: %v, %v", i, ok, err)
 		}
 	}
-	v, err := direct.Add(ctx, api.Document{ID: "late", Text: text(2)})
+	v, err := direct.Add(ctx, api.Document{ID: "late", Text: fleetText(2)})
 	if err != nil || v.Kind != api.ExactDuplicate || v.Survivor != "f2" {
 		t.Fatalf("a copy of f2 on the restarted replica: %+v, %v", v, err)
 	}
+}
+
+// fleet is TestServeFleet's: a Redis Cluster, two replicas and haproxy in front.
+type fleet struct {
+	t        *testing.T
+	c        *redistest.Cluster
+	ports    []string // the replicas' addresses, then the proxy's
+	replicas []*exec.Cmd
+	base     string // the proxy's URL
+}
+
+// startFleet starts the cluster, the two replicas and haproxy with scripts/haproxy.cfg,
+// and waits until the proxy answers /readyz.
+func startFleet(t *testing.T) *fleet {
+	haproxy := testtool.Path(t, "haproxy")
+	f := &fleet{t: t, c: redistest.Start(t), ports: freePorts(t, 3)}
+	f.replicas = []*exec.Cmd{f.start(0), f.start(1)}
+	cfg, err := filepath.Abs("../../../../scripts/haproxy.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := exec.Command(haproxy, "-f", cfg, "-db")
+	lb.Env = append(os.Environ(), "NEARDUP_LB="+f.ports[2], "NEARDUP_REPLICA_1="+f.ports[0], "NEARDUP_REPLICA_2="+f.ports[1])
+	logs := &syncBuffer{}
+	lb.Stdout, lb.Stderr = logs, logs
+	if err := lb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		lb.Process.Kill()
+		lb.Wait()
+		if t.Failed() {
+			t.Logf("haproxy's log:\n%s", logs)
+		}
+	})
+	f.base = "http://" + f.ports[2]
+	waitReady(t, f.base)
+	return f
+}
+
+// start starts replica i, a process of its own (this test binary running Main), and
+// waits until it is ready.
+func (f *fleet) start(i int) *exec.Cmd {
+	t := f.t
+	t.Helper()
+	args := []string{"serve", "--addr", f.ports[i], "--redis", f.c.URL(), "--redis-prefix", "fleet", "--redis-documents", "5000"}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestServeFleet$")
+	cmd.Env = append(os.Environ(), serveFleetArgs+"="+strings.Join(args, "\n"))
+	logs := &syncBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("replica %d's log:\n%s", i+1, logs)
+		}
+	})
+	waitReady(t, "http://"+f.ports[i])
+	return cmd
+}
+
+// addWhileKilling adds documents f0 to f<docs-1> (fleetText) through cl from four
+// goroutines, calls kill once killAfter are acknowledged, and returns their verdicts.
+// A call that fails fails the test.
+func addWhileKilling(t *testing.T, cl *client.Client, docs, killAfter int, kill func()) []api.Verdict {
+	var next, acked atomic.Int64
+	verdicts := make([]api.Verdict, docs)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < docs; i = int(next.Add(1) - 1) {
+				v, err := cl.Add(context.Background(), api.Document{ID: fmt.Sprint("f", i), Text: fleetText(i)})
+				if err != nil {
+					t.Errorf("add %d through the proxy: %v", i, err)
+					return
+				}
+				verdicts[i] = v
+				if acked.Add(1) == int64(killAfter) {
+					kill()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return verdicts
+}
+
+// fleetOriginal is the document that document i of TestServeFleet copies: an even one
+// added some 100 adds before when i is odd and at least 100; i itself otherwise.
+func fleetOriginal(i int) int {
+	if i%2 == 1 && i >= 100 {
+		return i - 99
+	}
+	return i
+}
+
+// fleetText is the text of document i of TestServeFleet: its original's.
+func fleetText(i int) string {
+	i = fleetOriginal(i)
+	return fmt.Sprintf("document %d of the fleet test, with words enough to be fingerprinted: %s", i, strings.Repeat(fmt.Sprintf("w%d ", i), 20))
 }
 
 // freePorts returns n addresses on the loopback interface, each with a port free when
