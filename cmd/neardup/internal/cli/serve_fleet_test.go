@@ -106,18 +106,7 @@ func startFleet(t *testing.T) *fleet {
 	}
 	lb := exec.Command(haproxy, "-f", cfg, "-db")
 	lb.Env = append(os.Environ(), "NEARDUP_LB="+f.ports[2], "NEARDUP_REPLICA_1="+f.ports[0], "NEARDUP_REPLICA_2="+f.ports[1])
-	logs := &syncBuffer{}
-	lb.Stdout, lb.Stderr = logs, logs
-	if err := lb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		lb.Process.Kill()
-		lb.Wait()
-		if t.Failed() {
-			t.Logf("haproxy's log:\n%s", logs)
-		}
-	})
+	startProcess(t, lb, "haproxy")
 	f.base = "http://" + f.ports[2]
 	waitReady(t, f.base)
 	return f
@@ -131,8 +120,17 @@ func (f *fleet) start(i int) *exec.Cmd {
 	args := []string{"serve", "--addr", f.ports[i], "--redis", f.c.URL(), "--redis-prefix", "fleet", "--redis-documents", "5000"}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestServeFleet$")
 	cmd.Env = append(os.Environ(), serveFleetArgs+"="+strings.Join(args, "\n"))
+	startProcess(t, cmd, fmt.Sprint("replica ", i+1))
+	waitReady(t, "http://"+f.ports[i])
+	return cmd
+}
+
+// startProcess starts cmd, and at the end of the test kills it and, if the test failed,
+// logs its output under name.
+func startProcess(t *testing.T, cmd *exec.Cmd, name string) {
+	t.Helper()
 	logs := &syncBuffer{}
-	cmd.Stderr = logs
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +138,9 @@ func (f *fleet) start(i int) *exec.Cmd {
 		cmd.Process.Kill()
 		cmd.Wait()
 		if t.Failed() {
-			t.Logf("replica %d's log:\n%s", i+1, logs)
+			t.Logf("%s's output:\n%s", name, logs)
 		}
 	})
-	waitReady(t, "http://"+f.ports[i])
-	return cmd
 }
 
 // addWhileKilling adds documents f0 to f<docs-1> (fleetText) through cl from four
