@@ -65,6 +65,9 @@ func TestShared(t *testing.T) {
 		testSimRace(t, replicas(t, 2, Options{Pipeline: Pipeline{Near: NearSimHash}, NoMinHash: true}))
 	})
 	t.Run("NearMany", func(t *testing.T) { testSharedNear(t, replicas(t, 1, Options{})[0]) })
+	t.Run("Keep", func(t *testing.T) {
+		testSharedKeep(t, replicas(t, 2, Options{}), replicas(t, 2, Options{Pipeline: Pipeline{Keep: KeepPolicy{KeepFirstSeen, KeepSmallestID}}}))
+	})
 	t.Run("Options", func(t *testing.T) {
 		s, err := redisstore.Open(redisstore.Options{Addrs: c.Addrs, Prefix: "opts"})
 		if err != nil {
@@ -457,4 +460,32 @@ func TestSharedReshard(t *testing.T) {
 	}
 	// The races ran from the move's start until a round began after its end.
 	t.Logf("2,000 slots moved to a new master in less than %v, with %d rounds of 600 races (the first with 200 near ones too)", took.Round(time.Millisecond), rounds)
+}
+
+// testSharedKeep checks keep policies across replicas: the survivor a verdict names is
+// chosen among the copies whichever replica stored each, by priority (the default
+// policy, on byPriority) and by fetch time (KeepFirstSeen, on byFetch).
+func testSharedKeep(t *testing.T, byPriority, byFetch []*Detector) {
+	text := strings.Join(words(77, 120), " ")
+	at := func(s int) time.Time { return time.Date(2026, 1, 1, 0, 0, s, 0, time.UTC) }
+	for i, c := range []struct {
+		ds       []*Detector
+		doc      Document
+		survivor string
+	}{
+		{byPriority, Document{ID: "a", Text: text, Priority: 1}, "a"},
+		{byPriority, Document{ID: "b", Text: text, Priority: 5}, "b"},
+		{byPriority, Document{ID: "c", Text: text, Priority: 3}, "b"},
+		{byFetch, Document{ID: "x", Text: text, FetchTime: at(10)}, "x"},
+		{byFetch, Document{ID: "y", Text: text, FetchTime: at(5)}, "y"},
+		{byFetch, Document{ID: "z", Text: text, FetchTime: at(20)}, "y"},
+	} {
+		v, err := c.ds[i%2].Check(c.doc) // each copy on the other replica than the one before
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Survivor != c.survivor {
+			t.Errorf("%s: %v, survivor %q; want %q", c.doc.ID, v.Kind, v.Survivor, c.survivor)
+		}
+	}
 }
