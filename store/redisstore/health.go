@@ -51,7 +51,8 @@ func (db *DB) Health() error {
 // failover's matter, which each write's error reports.
 func (db *DB) checkMemory() {
 	h := &db.health
-	err, ok := errors.New("closed"), db.gate.Enter()
+	var err error
+	ok := db.gate.Enter()
 	if ok {
 		ctx, cancel := context.WithTimeout(db.scans, 2*time.Second)
 		err = db.memoryFull(ctx)
@@ -77,10 +78,10 @@ func (db *DB) memoryFull(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		used, max, free := infoInt(info, "used_memory"), infoInt(info, "maxmemory"), infoInt(info, "mem_not_counted_for_evict")
-		if max > 0 && used-free > max {
+		used := infoInt(info, "used_memory") - infoInt(info, "mem_not_counted_for_evict")
+		if limit := infoInt(info, "maxmemory"); limit > 0 && used > limit {
 			mu.Lock()
-			full = append(full, fmt.Sprintf("%s uses %d bytes of its maxmemory %d", n.Options().Addr, used-free, max))
+			full = append(full, fmt.Sprintf("%s uses %d bytes of its maxmemory %d", n.Options().Addr, used, limit))
 			mu.Unlock()
 		}
 		return nil
@@ -90,10 +91,13 @@ func (db *DB) memoryFull(ctx context.Context) error {
 	}
 	if len(full) > 0 {
 		slices.Sort(full)
-		return fmt.Errorf("%w: redis %s: writes are refused; raise maxmemory, add masters, or remove documents", store.ErrNoSpace, strings.Join(full, ", "))
+		return fmt.Errorf("%w: redis %s: writes are refused (%s)", store.ErrNoSpace, strings.Join(full, ", "), fullAdvice)
 	}
 	return nil
 }
+
+// fullAdvice is what to do about a full master.
+const fullAdvice = "raise maxmemory, add masters, or remove documents"
 
 // infoInt returns the integer field name of an INFO answer, 0 when it has none.
 func infoInt(info, name string) int64 {
@@ -112,7 +116,7 @@ func (db *DB) noSpace(err error) error {
 	if err == nil || !strings.Contains(err.Error(), "OOM command not allowed") {
 		return err
 	}
-	err = fmt.Errorf("%w: a Redis master is at its maxmemory, and refuses writes (raise maxmemory, add masters, or remove documents): %v", store.ErrNoSpace, err)
+	err = fmt.Errorf("%w: a Redis master is at its maxmemory, and refuses writes (%s): %v", store.ErrNoSpace, fullAdvice, err)
 	h := &db.health
 	h.mu.Lock()
 	h.err = err
