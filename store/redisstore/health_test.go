@@ -91,13 +91,13 @@ func testFullMemory(t *testing.T, db *DB) {
 	}
 }
 
-// setMaxMemory sets each master's maxmemory to what max makes of its used_memory (0: no
+// setMaxMemory sets each master's maxmemory to what limit makes of its used_memory (0: no
 // limit).
-func setMaxMemory(t *testing.T, db *DB, max func(used int64) int64) {
+func setMaxMemory(t *testing.T, db *DB, limit func(used int64) int64) {
 	t.Helper()
 	ctx := context.Background()
 	if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-		m := max(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
+		m := limit(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
 		return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
 	}); err != nil {
 		t.Fatal(err)
