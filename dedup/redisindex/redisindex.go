@@ -33,6 +33,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,8 @@ func Open(ctx context.Context, opt Options) (*Index, error) {
 		return nil, fmt.Errorf("%w: shard %d of %d: give 0 <= shard < shards", ErrOptions, opt.Shard, opt.Shards)
 	}
 	c := redis.NewClusterClient(&redis.ClusterOptions{
-		Addrs: opt.Addrs, Username: opt.Username, Password: opt.Password, TLSConfig: opt.TLS, MaxRedirects: 8,
+		// A copy: the client appends the nodes it learns of to the slice it is given.
+		Addrs: slices.Clone(opt.Addrs), Username: opt.Username, Password: opt.Password, TLSConfig: opt.TLS, MaxRedirects: 8,
 	})
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -163,7 +163,9 @@ func Open(opt Options) (*DB, error) {
 	opt.WaitTimeout = cmp.Or(opt.WaitTimeout, time.Second)
 	opt.LockTimeout = cmp.Or(opt.LockTimeout, 10*time.Second)
 	c := redis.NewClusterClient(&redis.ClusterOptions{
-		Addrs: opt.Addrs, Username: opt.Username, Password: opt.Password, TLSConfig: opt.TLS,
+		// A copy: the client appends the nodes it learns of to the slice it is given,
+		// which would write into the caller's array.
+		Addrs: slices.Clone(opt.Addrs), Username: opt.Username, Password: opt.Password, TLSConfig: opt.TLS,
 		// The store's own retries (lock waits) sit above these; a dead master is
 		// replaced within cluster-node-timeout, which the redirects ride out.
 		MaxRedirects: 8,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func checkRedisDocuments(t *testing.T, c *redistest.Cluster) {
 // taken.
 func testServeRedisFull(t *testing.T, c *redistest.Cluster, base string) {
 	ctx := context.Background()
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: slices.Clone(c.Addrs)})
 	defer cc.Close()
 	setMax := func(half bool) {
 		t.Helper()
