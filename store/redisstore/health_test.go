@@ -56,9 +56,8 @@ func testFullMemory(t *testing.T, db *DB) {
 	// A master just refused hovers at its maxmemory: set every one well below what it
 	// uses, so that Health's own checks of the masters, with no write, say full too.
 	setMaxMemory(t, db, func(used int64) int64 { return used / 2 })
-	for range 10 {
-		time.Sleep(healthEvery)
-		if err := db.Health(); !errors.Is(err, store.ErrNoSpace) {
+	for range 3 {
+		if err := checkedHealth(t, db); !errors.Is(err, store.ErrNoSpace) {
 			t.Fatalf("Health() = %v with the masters full; want store.ErrNoSpace", err)
 		}
 	}
@@ -119,4 +118,30 @@ func waitHealth(t *testing.T, db *DB, want bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// checkedHealth returns Health's answer from a check of the masters that started after
+// the call (the first check to end after it may have started before: a check runs in
+// the background, one at a time).
+func checkedHealth(t *testing.T, db *DB) error {
+	t.Helper()
+	mark := time.Now()
+	for range 2 { // a check that ends after mark, then one that ends after that one
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			db.Health() // starts a check once the last is healthEvery old
+			db.health.mu.Lock()
+			at := db.health.at
+			db.health.mu.Unlock()
+			if at.After(mark) {
+				mark = at
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("Health did not check the masters within 5 s")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return db.Health()
 }
