@@ -74,12 +74,13 @@ func (db *DB) memoryFull(ctx context.Context) error {
 	var mu sync.Mutex
 	var full []string
 	err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-		info, err := n.Info(ctx, "memory").Result()
+		info, err := n.InfoMap(ctx, "memory").Result()
 		if err != nil {
 			return err
 		}
-		used := infoInt(info, "used_memory") - infoInt(info, "mem_not_counted_for_evict")
-		if limit := infoInt(info, "maxmemory"); limit > 0 && used > limit {
+		num := func(k string) int64 { v, _ := strconv.ParseInt(info["Memory"][k], 10, 64); return v }
+		used := num("used_memory") - num("mem_not_counted_for_evict")
+		if limit := num("maxmemory"); limit > 0 && used > limit {
 			mu.Lock()
 			full = append(full, fmt.Sprintf("%s uses %d bytes of its maxmemory %d", n.Options().Addr, used, limit))
 			mu.Unlock()
@@ -98,17 +99,6 @@ func (db *DB) memoryFull(ctx context.Context) error {
 
 // fullAdvice is what to do about a full master.
 const fullAdvice = "raise maxmemory, add masters, or remove documents"
-
-// infoInt returns the integer field name of an INFO answer, 0 when it has none.
-func infoInt(info, name string) int64 {
-	for line := range strings.SplitSeq(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
-}
 
 // noSpace returns err, wrapped in store.ErrNoSpace when it is Redis's refusal of a
 // write for memory (OOM), which it also keeps for Health.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -96,7 +97,8 @@ func setMaxMemory(t *testing.T, db *DB, limit func(used int64) int64) {
 	t.Helper()
 	ctx := context.Background()
 	if err := db.c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-		m := limit(infoInt(n.Info(ctx, "memory").Val(), "used_memory"))
+		used, _ := strconv.ParseInt(n.InfoMap(ctx, "memory").Val()["Memory"]["used_memory"], 10, 64)
+		m := limit(used)
 		return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
 	}); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (db *DB) ApplyIfRead(b *store.Batch, conds []store.Cond, ids []uint64) ([][
 	}
 	ctx := context.Background()
 	if err := db.markShort(ctx, b); err != nil {
-		return nil, nil, db.failed(err)
+		return nil, nil, err // classified by markShort
 	}
 	if puts {
 		// Ids from NextID are below the counter already: no script call to raise it.

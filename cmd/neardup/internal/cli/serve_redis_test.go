@@ -126,11 +126,9 @@ func testServeRedisFull(t *testing.T, c *redistest.Cluster, base string) {
 		t.Helper()
 		if err := cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 			m := int64(0) // no limit
-			for line := range strings.SplitSeq(n.Info(ctx, "memory").Val(), "\n") {
-				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok && half {
-					used, _ := strconv.ParseInt(v, 10, 64)
-					m = used / 2
-				}
+			if half {
+				used, _ := strconv.ParseInt(n.InfoMap(ctx, "memory").Val()["Memory"]["used_memory"], 10, 64)
+				m = used / 2
 			}
 			return n.ConfigSet(ctx, "maxmemory", fmt.Sprint(m)).Err()
 		}); err != nil {
