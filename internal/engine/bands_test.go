@@ -34,10 +34,7 @@ func TestBandCopy(t *testing.T) {
 		o.BandMemory = budget
 		s := openPebble(t, filepath.Join(dir, name))
 		stores = append(stores, s)
-		d, err := Open(s, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := mustOpen(t, s, o)
 		return d
 	}
 	ds := []*Engine{
@@ -138,10 +135,7 @@ func testBandCopyReopen(t *testing.T, opt Config, base *Engine, stores []store.S
 		t.Helper()
 		o := opt
 		o.BandMemory = budget
-		d, err := Open(s, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := mustOpen(t, s, o)
 		return d
 	}
 	d := reopen(stores[1], defaultBandMemory)
@@ -239,10 +233,7 @@ func TestBandMove(t *testing.T) {
 	opt := testConfig()
 	opt.Near, opt.MaxMatches, opt.BandMemory = NearMinHash, 1000, 4*bandShards*bandMinSlots*8
 	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
-	d, err := Open(s, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, s, opt)
 	release := make(chan struct{})
 	d.moveHook = func() { <-release } // the move holds once it has begun reading
 	var releaseOnce sync.Once

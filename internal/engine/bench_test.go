@@ -50,10 +50,7 @@ func BenchmarkOpenDetector(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := Open(s, testConfig())
-				if err != nil {
-					b.Fatal(err)
-				}
+				d := mustOpen(b, s, testConfig())
 				if d.Len() != n {
 					b.Fatalf("opened %d documents, want %d", d.Len(), n)
 				}
@@ -78,10 +75,7 @@ func buildSyntheticStore(b *testing.B, dir string, n int) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	d, err := Open(s, testConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := mustOpen(b, s, testConfig())
 	if newBandTable(d.cfg.BandMemory, d.bands*n) == nil && !d.bandsStored {
 		// A service would have moved the band postings to the store on the way to n
 		// documents: write them there from the start.

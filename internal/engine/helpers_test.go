@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/store"
 	"github.com/neardup/neardup/store/pebblestore"
 )
 
@@ -90,4 +91,14 @@ func openPebble(t testing.TB, dir string) *pebblestore.DB {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// mustOpen opens an engine over s with cfg, failing the test if it cannot.
+func mustOpen(tb testing.TB, s store.Store, cfg Config) *Engine {
+	tb.Helper()
+	d, err := Open(s, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }

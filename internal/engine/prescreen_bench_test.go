@@ -25,10 +25,7 @@ func BenchmarkSharedPrescreen(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	d, err := Open(s, testConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := mustOpen(b, s, testConfig())
 	const docs, writers = 20_000, 8
 	var wg sync.WaitGroup
 	for w := range writers {

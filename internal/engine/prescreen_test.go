@@ -30,10 +30,7 @@ func TestSharedPrescreen(t *testing.T) {
 		if now != nil {
 			cfg.Now = now
 		}
-		d, err := Open(s, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := mustOpen(t, s, cfg)
 		t.Cleanup(func() { d.Wait(); s.Close() })
 		return d
 	}

@@ -18,10 +18,7 @@ func TestRefill(t *testing.T) {
 	s := openPebble(t, filepath.Join(t.TempDir(), "s"))
 	c := testConfig()
 	c.Expected = 64
-	d, err := Open(s, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, s, c)
 	release := make(chan struct{})
 	d.refillHook = func() { <-release } // the fill holds once it has begun reading
 	var releaseOnce sync.Once
